@@ -1,0 +1,263 @@
+"""Command line: parse, load config, set up logging, dispatch. Nothing else lives here."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kiosk.config import DEMO_DIR, Config, load_config
+from kiosk.errors import KioskError
+
+log = logging.getLogger("kiosk")
+
+
+def _progress(iterable: Iterable[Any], total: int) -> Iterable[Any]:
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc="embedding", unit="batch", file=sys.stderr,
+                disable=not sys.stderr.isatty() and total < 4)
+
+
+def _config(args: argparse.Namespace) -> Config:
+    cfg = load_config(Path(args.config) if args.config else None)
+    import dataclasses
+
+    paths = cfg.paths
+    if getattr(args, "models_dir", None):
+        paths = dataclasses.replace(paths, models_dir=args.models_dir)
+    if getattr(args, "site", None):
+        paths = dataclasses.replace(paths, site=args.site)
+    if getattr(args, "index", None):
+        paths = dataclasses.replace(paths, index=args.index)
+    return dataclasses.replace(cfg, paths=paths)
+
+
+def _brain(cfg: Config, *, rebuild: bool = True) -> Any:
+    from kiosk.brain import Brain
+    from kiosk.models import load_manifest
+    from kiosk.retrieval.embedder import load_embedder
+    from kiosk.retrieval.index import SiteIndex, build_index
+
+    manifest = load_manifest()
+    if cfg.brain.embedder not in manifest:
+        raise KioskError("config", f"brain.embedder = {cfg.brain.embedder!r} is not in the "
+                         "model manifest", f"use one of: {', '.join(manifest)}")
+    embedder = load_embedder(manifest[cfg.brain.embedder], cfg.paths.models_path())
+    site = cfg.paths.site_path()
+    index_path = cfg.paths.index_path(site)
+    previous = None
+    if index_path.is_file():
+        try:
+            previous = SiteIndex.load(index_path)
+        except KioskError as exc:
+            log.warning("%s (rebuilding)", exc.describe())
+    if rebuild or previous is None:
+        index = build_index(site, embedder, previous, _progress)
+        unchanged = previous is not None and [
+            (p.page_id, p.content_hash) for p in previous.pages] == [
+            (p.page_id, p.content_hash) for p in index.pages] and previous.model == index.model
+        if not unchanged:
+            index.save(index_path)
+            log.info("site index written to %s", index_path)
+    else:
+        index = previous
+    return Brain(index, embedder, cfg.brain.params())
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from kiosk.models import install, load_manifest, verify
+
+    cfg = _config(args)
+    manifest = load_manifest()
+    names = args.names or list(manifest)
+    for name in names:
+        if name not in manifest:
+            raise KioskError("model", f"no model named {name!r} in the manifest",
+                             f"use one of: {', '.join(manifest)}")
+    models_dir = cfg.paths.models_path()
+    if args.action == "list":
+        for name in names:
+            entry = manifest[name]
+            state = "ok" if verify(entry, models_dir) else "missing"
+            print(f"{name:<14}{state:<9}{entry.package}=={entry.version}  {entry.licence}")
+        return 0
+    if args.action == "verify":
+        bad = [n for n in names if not verify(manifest[n], models_dir)]
+        for n in bad:
+            print(f"{n}: missing or wrong checksum in {models_dir}; run: kiosk models install {n}")
+        return 1 if bad else 0
+    wheels = Path(args.wheels) if args.wheels else None
+    for name in names:
+        path = install(manifest[name], models_dir, wheels_dir=wheels, force=args.force)
+        print(f"{name}: {path}")
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    cfg = _config(args)
+    brain = _brain(cfg)
+    index = brain.index
+    print(f"{len(index.pages)} pages, {len(index.chunks)} chunks -> "
+          f"{cfg.paths.index_path(cfg.paths.site_path())}")
+    for problem in index.problems:
+        print(f"warning: {problem.path}: {problem.message}", file=sys.stderr)
+    return 0
+
+
+def _explain(result: Any) -> str:
+    res = result.resolution
+    lines = [f"  act={res.act} kind={res.kind} detail={res.detail} "
+             f"bare_confidence={result.bare_confidence if result.bare_confidence is None else round(result.bare_confidence, 3)}",
+             f"  query: {res.query.text if res.query else '(none)'}"]
+    for hit in result.hits[:3]:
+        lines.append(f"  {hit.score:.3f}  {hit.page_id}")
+    lines.append(f"  {result.elapsed_ms:.1f} ms")
+    return "\n".join(lines)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    cfg = _config(args)
+    brain = _brain(cfg)
+    lang = args.lang or (None if cfg.brain.language == "auto" else cfg.brain.language)
+    screen = args.screen
+    history: tuple[Any, ...] = ()
+    interactive = sys.stdin.isatty()
+    while True:
+        if interactive:
+            try:
+                line = input("visitor> ")
+            except EOFError:
+                break
+        else:
+            raw = sys.stdin.readline()
+            if not raw:
+                break
+            line = raw.rstrip("\n")
+        if not line.strip():
+            continue
+        if line.startswith(":screen"):
+            screen = line.split(maxsplit=1)[1] if " " in line else None
+            print(f"(screen: {screen})")
+            continue
+        result = brain.respond(history, line, screen, lang)
+        if not interactive:
+            print(f"visitor> {line}")
+        print(f"avatar> {result.reply.text}")
+        if args.explain:
+            print(_explain(result))
+        history = (*history, result.exchange())
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from kiosk.eval import evaluate, format_table, load_dialogues
+
+    cfg = _config(args)
+    brain = _brain(cfg)
+    dialogues = load_dialogues(Path(args.dialogues))
+    report = evaluate(brain, dialogues)
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print(format_table(report))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job on the embedded defaults: a scripted conversation over the demo site."""
+    cfg = _config(args)
+    brain = _brain(cfg)
+    script = json.loads((DEMO_DIR / "script.json").read_text(encoding="utf-8"))
+    for part in script:
+        print(f"\n=== {part['title']} ===")
+        history: tuple[Any, ...] = ()
+        for step in part["turns"]:
+            screen = step.get("screen")
+            if screen:
+                print(f"(screen shows {screen})")
+            result = brain.respond(history, step["user"], screen, part["lang"])
+            print(f"visitor> {step['user']}")
+            print(f"avatar>  {result.reply.text}")
+            if args.explain:
+                print(_explain(result))
+            history = (*history, result.exchange())
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from kiosk.bench import brain as bench_brain
+
+    cfg = _config(args)
+    report = bench_brain.run(cfg, pages=args.pages, turns=args.turns)
+    print(json.dumps(report) if args.json else bench_brain.format_report(report))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kiosk", description=__doc__)
+    parser.add_argument("--config", help="configuration TOML file")
+    parser.add_argument("--models-dir", help="folder of model files (overrides the config)")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("models", help="provision, list or verify model files")
+    p.add_argument("action", choices=["install", "list", "verify"])
+    p.add_argument("names", nargs="*", help="model names (default: all in the manifest)")
+    p.add_argument("--wheels", help="take wheels from this folder (air-gapped install)")
+    p.add_argument("--force", action="store_true", help="reinstall even when the file verifies")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("index", help="build or update the site index")
+    p.add_argument("site", nargs="?", help="folder of .md/.html pages (default: demo site)")
+    p.add_argument("--out", dest="index", help="index file to write")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("ask", help="text conversation with the brain")
+    p.add_argument("--site")
+    p.add_argument("--index")
+    p.add_argument("--screen", help="page id shown on the touchscreen (':screen ID' changes it)")
+    p.add_argument("--lang", choices=["ja", "en"])
+    p.add_argument("--explain", action="store_true",
+                   help="show act, kind, detail flag, query, top pages and scores")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("eval", help="top-1 and MRR per query strategy on dialogues")
+    p.add_argument("--site")
+    p.add_argument("--index")
+    p.add_argument("--dialogues", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("demo", help="scripted conversation over the bundled demo site")
+    p.add_argument("--explain", action="store_true")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("bench", help="benchmarks that print figures")
+    p.add_argument("what", choices=["brain"])
+    p.add_argument("--pages", type=int, default=5000, help="size of the generated site")
+    p.add_argument("--turns", type=int, default=400, help="timed turns per site")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        return int(args.func(args))
+    except KioskError as exc:
+        print(f"error: {exc.describe()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

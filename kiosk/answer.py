@@ -1,0 +1,165 @@
+"""Extractive replies: a few sentences of the best page, short enough to speak. No LLM.
+
+The reply is in the visitor's language; with the detail flag it goes on where the last reply
+from the same page stopped instead of repeating it; when retrieval is unsure it asks which of
+the two best pages the visitor means, never a bare apology.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kiosk.dialogue.history import History
+from kiosk.dialogue.lexicon import Lexicon
+from kiosk.dialogue.resolver import ACT, PAGE, SITE, Resolution
+from kiosk.retrieval.index import PageHit, SiteIndex
+from kiosk.text import sentences, terms
+
+MAX_REPLY_CHARS = {"ja": 140, "en": 260}
+
+
+@dataclass(frozen=True)
+class AnswerParams:
+    clarify_below: float = 0.30  # top page score under this: ask instead of answering
+    max_sentences: int = 3
+    listing_titles: int = 5
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    page_id: str | None = None
+    page_title: str = ""
+    spoken: tuple[int, ...] = ()
+    repair: bool = False
+
+
+def _join_titles(titles: list[str], lex: Lexicon) -> str:
+    quoted = [f"「{t}」" if lex.lang == "ja" else f'"{t}"' for t in titles]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    join, last = lex.replies["list_join"], lex.replies["list_last"]
+    return join.join(quoted[:-1]) + last + quoted[-1]
+
+
+def page_sentences(index: SiteIndex, page_id: str) -> list[str]:
+    out: list[str] = []
+    for chunk in index.page_chunks(page_id):
+        out.extend(sentences(chunk.text))
+    return out
+
+
+def _fits(lang: str, chosen: list[str], extra: str) -> bool:
+    sep = "" if lang == "ja" else " "
+    return len(sep.join([*chosen, extra])) <= MAX_REPLY_CHARS.get(lang, 260)
+
+
+def _run_from(sents: list[str], start: int, lang: str, limit: int) -> tuple[int, ...]:
+    """Consecutive sentences from start, as many as fit the spoken length (at least one)."""
+    picked: list[int] = []
+    for i in range(start, len(sents)):
+        if picked and (len(picked) >= limit or not _fits(lang, [sents[j] for j in picked], sents[i])):
+            break
+        picked.append(i)
+    return tuple(picked)
+
+
+def _best_start(sents: list[str], query_terms: dict[str, float]) -> int:
+    best, best_score = 0, -1.0
+    for i, sent in enumerate(sents):
+        found = set(terms(sent))
+        score = sum(w for t, w in query_terms.items() if t in found)
+        score -= 0.01 * i  # earlier sentences introduce; prefer them on ties
+        if score > best_score:
+            best, best_score = i, score
+    return best
+
+
+def _speak(sents: list[str], picked: tuple[int, ...], lang: str) -> str:
+    sep = "" if lang == "ja" else " "
+    return sep.join(sents[i] for i in picked)
+
+
+def listing(index: SiteIndex, lex: Lexicon, count: int) -> str:
+    pages = [p for p in index.pages if p.lang == lex.lang] or index.pages
+    overview = {p.page_id for p in index.overview_pages(lex.lang)}
+    titles = [p.title for p in pages if p.page_id not in overview][:count]
+    return lex.replies["site_listing"].format(titles=_join_titles(titles, lex))
+
+
+def compose(
+    resolution: Resolution,
+    hits: list[PageHit],
+    index: SiteIndex,
+    history: History,
+    screen_page: str | None,
+    lex: Lexicon,
+    params: AnswerParams = AnswerParams(),
+) -> Reply:
+    r = resolution
+    lang = lex.lang
+    if r.kind == ACT and r.act:
+        return Reply(lex.replies[r.act])
+    if r.kind == PAGE:
+        if screen_page is None:
+            text = lex.replies["no_screen_page"].format(
+                listing=listing(index, lex, params.listing_titles))
+            return Reply(text, repair=True)
+        info = index.page(screen_page)
+        if info is None:
+            text = lex.replies["off_site"].format(listing=listing(index, lex, params.listing_titles))
+            return Reply(text, repair=True)
+        return _from_page(r, info.page_id, info.title, index, history, lex, params, summary=True)
+    if r.kind == SITE and r.query is None:
+        return Reply(listing(index, lex, params.listing_titles))
+    if not hits:
+        return Reply(lex.replies["nothing"], repair=True)
+    top = hits[0]
+    if top.score < params.clarify_below:
+        titles = [index.page(h.page_id).title for h in hits[:2] if index.page(h.page_id)]  # type: ignore[union-attr]
+        if len(titles) >= 2:
+            text = lex.replies["clarify"].format(first=titles[0], second=titles[1])
+        else:
+            text = lex.replies["clarify_one"].format(first=titles[0])
+        return Reply(text, repair=True)
+    if r.kind == SITE:
+        titles = [index.page(h.page_id).title for h in hits[:3] if index.page(h.page_id)]  # type: ignore[union-attr]
+        return Reply(lex.replies["site_listing"].format(titles=_join_titles(titles, lex)),
+                     top.page_id, titles[0] if titles else "")
+    info = index.page(top.page_id)
+    assert info is not None
+    return _from_page(r, info.page_id, info.title, index, history, lex, params, summary=False)
+
+
+def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, history: History,
+               lex: Lexicon, params: AnswerParams, *, summary: bool) -> Reply:
+    lang = lex.lang
+    sents = page_sentences(index, page_id)
+    if not sents:
+        return Reply(lex.replies["detail_end"].format(title=title), page_id, title, repair=False)
+    already: set[int] = set()
+    for ex in history:
+        if ex.page_id == page_id:
+            already.update(ex.spoken)
+    if r.detail and already:
+        start = max(already) + 1
+        if start >= len(sents):
+            return Reply(lex.replies["detail_end"].format(title=title), page_id, title,
+                         tuple(sorted(already)))
+        picked = _run_from(sents, start, lang, params.max_sentences)
+        return Reply(lex.replies["detail_more"].format(body=_speak(sents, picked, lang)),
+                     page_id, title, picked)
+    if summary:
+        if r.query is not None:
+            start = _best_start(sents, SiteIndex.query_terms(r.query))
+        else:
+            start = 0
+        picked = _run_from(sents, start, lang, params.max_sentences)
+        body = _speak(sents, picked, lang)
+        return Reply(lex.replies["page_summary"].format(title=title, summary=body),
+                     page_id, title, picked)
+    assert r.query is not None
+    start = _best_start(sents, SiteIndex.query_terms(r.query))
+    picked = _run_from(sents, start, lang, params.max_sentences)
+    return Reply(lex.replies["answer"].format(body=_speak(sents, picked, lang)),
+                 page_id, title, picked)

@@ -1,0 +1,120 @@
+"""The text brain: resolver -> retriever -> answerer for one visitor turn.
+
+Synchronous and free of I/O once built; the voice loop runs it in its own executor.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field, replace
+
+from kiosk.answer import AnswerParams, Reply, compose
+from kiosk.dialogue.history import Exchange, History
+from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.dialogue.query import SearchQuery
+from kiosk.dialogue.resolver import (
+    PAGE,
+    SITE,
+    Analysis,
+    Resolution,
+    ResolverParams,
+    analyze,
+    decide,
+)
+from kiosk.retrieval.embedder import Embedder
+from kiosk.retrieval.index import PageHit, RankWeights, SiteIndex
+from kiosk.text import detect_lang
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BrainParams:
+    resolver: ResolverParams = field(default_factory=ResolverParams)
+    rank: RankWeights = field(default_factory=RankWeights)
+    answer: AnswerParams = field(default_factory=AnswerParams)
+    top_pages: int = 10
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    utterance: str
+    lang: str
+    analysis: Analysis
+    resolution: Resolution
+    hits: list[PageHit]
+    reply: Reply
+    bare_confidence: float | None
+    elapsed_ms: float
+
+    @property
+    def ranking(self) -> list[str]:
+        """Pages in the order the turn put them (empty: nothing was searched or shown)."""
+        return [h.page_id for h in self.hits]
+
+    def exchange(self, reply_text: str | None = None) -> Exchange:
+        """The exchange to remember; `reply_text` overrides what the avatar said (evaluation)."""
+        lex = load_lexicon(self.lang)
+        from kiosk.dialogue.resolver import is_repair
+
+        text = self.reply.text if reply_text is None else reply_text
+        repair = self.reply.repair if reply_text is None else is_repair(reply_text, lex)
+        context = ()
+        if self.resolution.query is not None:
+            context = tuple(s for s in self.resolution.query.segments if s.role != "utterance")
+        return Exchange(
+            user=self.utterance, reply=text, lang=self.lang, act=self.resolution.act,
+            page_id=self.reply.page_id or (self.ranking[0] if self.ranking else None),
+            page_title=self.reply.page_title, repair=repair, context=context,
+            spoken=self.reply.spoken if reply_text is None else (),
+        )
+
+
+class Brain:
+    def __init__(self, index: SiteIndex, embedder: Embedder,
+                 params: BrainParams | None = None) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.params = params or BrainParams()
+
+    def search(self, query: SearchQuery, lang: str, avoid_page: str | None = None) -> list[PageHit]:
+        hits = self.index.search(query, self.embedder, lang, self.params.rank,
+                                 self.params.top_pages + (1 if avoid_page else 0))
+        if avoid_page is not None:
+            hits = [h for h in hits if h.page_id != avoid_page]
+        return hits[: self.params.top_pages]
+
+    def respond(self, history: History, utterance: str, screen_page: str | None = None,
+                lang: str | None = None) -> TurnResult:
+        start = time.perf_counter()
+        lang = lang or detect_lang(utterance)
+        lex = load_lexicon(lang)
+        analysis = analyze(utterance, history, lex, self.params.resolver)
+        bare_conf: float | None = None
+        bare_hits: list[PageHit] | None = None
+        if analysis.needs_confidence and history:
+            bare_hits = self.search(SearchQuery.of(analysis.text), lang)
+            bare_conf = bare_hits[0].score if bare_hits else 0.0
+        resolution = decide(analysis, history, self.params.resolver, bare_conf)
+        hits: list[PageHit]
+        if resolution.kind == PAGE:
+            info = self.index.page(screen_page) if screen_page else None
+            hits = [PageHit(info.page_id, 1.0, info.first_chunk)] if info else []
+        elif resolution.kind == SITE and resolution.query is None:
+            overview = self.index.overview_pages(lang)
+            hits = [PageHit(overview[0].page_id, 1.0, overview[0].first_chunk)] if overview else []
+        elif resolution.query is None:
+            hits = []
+        elif bare_hits is not None and resolution.query == SearchQuery.of(analysis.text):
+            hits = bare_hits
+        else:
+            hits = self.search(resolution.query, lang, resolution.avoid_page)
+        reply = compose(resolution, hits, self.index, history, screen_page, lex,
+                        self.params.answer)
+        if reply.repair and resolution.kind not in (PAGE,):
+            # A clarification is not an answer: nothing was found with confidence.
+            reply = replace(reply, page_id=None)
+        elapsed_ms = (time.perf_counter() - start) * 1000.0
+        return TurnResult(utterance, lang, analysis, resolution, hits, reply, bare_conf,
+                          elapsed_ms)

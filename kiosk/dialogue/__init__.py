@@ -1,0 +1,1 @@
+"""The dialogue: history, acts, deixis resolution and query construction. Pure: no I/O, no clock."""

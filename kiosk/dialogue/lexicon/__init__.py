@@ -1,0 +1,108 @@
+"""Per-language word lists (deixis, acts, requests, repairs, reply templates) loaded from TOML."""
+
+from __future__ import annotations
+
+import tomllib
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from kiosk.errors import ConfigError
+
+_DIR = Path(__file__).resolve().parent
+ACTS = ("greeting", "thanks", "farewell", "ack", "stop")
+
+
+def _norm(phrase: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", phrase).lower().split())
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    lang: str
+    word_boundaries: bool  # English phrases match whole words; Japanese ones match substrings
+    stopwords: frozenset[str]
+    number_words: tuple[tuple[str, int], ...]
+    acts: dict[str, tuple[str, ...]]
+    act_fillers: tuple[str, ...]
+    page: tuple[str, ...]
+    site: tuple[str, ...]
+    immediate: tuple[str, ...]
+    distant: tuple[str, ...]
+    first: tuple[str, ...]
+    rejection: tuple[str, ...]
+    detail: tuple[str, ...]
+    verbs: tuple[str, ...]
+    interrogatives: tuple[str, ...]
+    repair_markers: tuple[str, ...]
+    replies: dict[str, str] = field(default_factory=dict)
+
+    def find(self, text: str, phrases: tuple[str, ...]) -> list[str]:
+        """Phrases present in an already normalized text."""
+        if self.word_boundaries:
+            padded = f" {text} "
+            return [p for p in phrases if f" {p} " in padded]
+        return [p for p in phrases if p in text]
+
+    def strip(self, text: str, phrases: tuple[str, ...]) -> str:
+        """The text with every listed phrase removed (longest first)."""
+        for phrase in sorted(phrases, key=len, reverse=True):
+            if self.word_boundaries:
+                text = f" {text} ".replace(f" {phrase} ", " ").strip()
+                text = " ".join(text.split())
+            else:
+                text = text.replace(phrase, "")
+        return text
+
+    def function_phrases(self) -> tuple[str, ...]:
+        """Every phrase that is about the conversation rather than about the venue."""
+        out: list[str] = []
+        for words in self.acts.values():
+            out.extend(words)
+        for group in (self.page, self.site, self.immediate, self.distant, self.first,
+                      self.rejection, self.detail, self.verbs, self.interrogatives):
+            out.extend(group)
+        return tuple(out)
+
+
+def _tuple(table: dict[str, object], key: str, where: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"lexicon {where}.{key} must be a list of strings")
+    return tuple(_norm(v) for v in value if v.strip())
+
+
+@lru_cache(maxsize=8)
+def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
+    path = directory / f"{lang}.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(
+            f"no lexicon for language {lang!r} ({path})", "use one of: ja, en"
+        ) from exc
+    text = data.get("text", {})
+    acts_t = data.get("acts", {})
+    ref = data.get("reference", {})
+    req = data.get("request", {})
+    rep = data.get("replies", {})
+    return Lexicon(
+        lang=lang,
+        word_boundaries=lang != "ja",
+        stopwords=frozenset(_tuple(text, "stopwords", f"{lang}.text")),
+        number_words=tuple((k, int(v)) for k, v in text.get("number_words", {}).items()),
+        acts={act: _tuple(acts_t, act, f"{lang}.acts") for act in ACTS},
+        act_fillers=_tuple(acts_t, "fillers", f"{lang}.acts"),
+        page=_tuple(ref, "page", f"{lang}.reference"),
+        site=_tuple(ref, "site", f"{lang}.reference"),
+        immediate=_tuple(ref, "immediate", f"{lang}.reference"),
+        distant=_tuple(ref, "distant", f"{lang}.reference"),
+        first=_tuple(ref, "first", f"{lang}.reference"),
+        rejection=_tuple(ref, "rejection", f"{lang}.reference"),
+        detail=_tuple(req, "detail", f"{lang}.request"),
+        verbs=_tuple(req, "verbs", f"{lang}.request"),
+        interrogatives=_tuple(req, "interrogatives", f"{lang}.request"),
+        repair_markers=_tuple(rep, "repair_markers", f"{lang}.replies"),
+        replies={k: v for k, v in rep.items() if isinstance(v, str)},
+    )

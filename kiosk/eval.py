@@ -1,0 +1,196 @@
+"""Evaluation of query strategies on dialogues (format: ../shared/bench/README.md).
+
+Every strategy keeps its own history: each turn's `reply` when the data gives one, else the
+reply the system itself produced with that strategy. Metrics: top-1 and MRR (over the first
+`top_pages` pages). A turn that expects no page is right when nothing is searched and, for acts,
+when the act matches.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kiosk.answer import compose
+from kiosk.brain import Brain, TurnResult
+from kiosk.dialogue.history import Exchange, History
+from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.dialogue.query import QuerySegment, SearchQuery
+from kiosk.dialogue.resolver import INDEPENDENT, Resolution, is_repair
+from kiosk.errors import KioskError
+from kiosk.text import detect_lang
+
+BASELINES = ("raw", "prev_user", "prev_exchange", "window3")
+
+
+@dataclass(frozen=True)
+class Turn:
+    user: str
+    screen: str | None
+    expect: tuple[str, ...] | None
+    kind: str
+    act: str | None
+    reply: str | None
+    oracle: str | None
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    dialogue_id: str
+    lang: str
+    turns: tuple[Turn, ...]
+
+
+def load_dialogues(path: Path) -> list[Dialogue]:
+    dialogues: list[Dialogue] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as exc:
+        raise KioskError("eval", f"dialogue file {path} not found", "pass --dialogues FILE") from exc
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            turns = []
+            for pos, t in enumerate(raw["turns"]):
+                expect = t.get("expect")
+                if isinstance(expect, str):
+                    expect = (expect,)
+                elif isinstance(expect, list):
+                    expect = tuple(expect)
+                kind = t.get("kind") or ("first_turn" if pos == 0 else "later_turn")
+                turns.append(Turn(t["user"], t.get("screen"), expect, kind, t.get("act"),
+                                  t.get("reply"), t.get("oracle")))
+            lang = raw.get("lang") or detect_lang(turns[0].user)
+            dialogues.append(Dialogue(str(raw.get("id", lineno)), lang, tuple(turns)))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise KioskError("eval", f"{path}:{lineno}: not a dialogue ({exc!r})",
+                             "see ../shared/bench/README.md for the format") from exc
+    return dialogues
+
+
+def _baseline_query(name: str, utterance: str, history: History) -> SearchQuery:
+    segs = [QuerySegment(utterance, 1.0, "utterance")]
+    if name == "prev_user" and history:
+        segs.append(QuerySegment(history[-1].user, 1.0, "user"))
+    elif name == "prev_exchange" and history:
+        segs += [QuerySegment(history[-1].user, 1.0, "user"),
+                 QuerySegment(history[-1].reply, 1.0, "reply")]
+    elif name == "window3":
+        for ex in history[-3:]:
+            segs += [QuerySegment(ex.user, 1.0, "user"), QuerySegment(ex.reply, 1.0, "reply")]
+    return SearchQuery(tuple(segs))
+
+
+@dataclass
+class _Score:
+    top1: float = 0.0
+    rr: float = 0.0
+    turns: int = 0
+    by_kind: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, kind: str, top1: float, rr: float) -> None:
+        self.top1 += top1
+        self.rr += rr
+        self.turns += 1
+        self.by_kind.setdefault(kind, [0.0, 0.0, 0.0])
+        self.by_kind[kind][0] += top1
+        self.by_kind[kind][1] += rr
+        self.by_kind[kind][2] += 1
+
+    def as_dict(self) -> dict[str, Any]:
+        n = max(self.turns, 1)
+        return {
+            "top1": round(self.top1 / n, 4),
+            "mrr": round(self.rr / n, 4),
+            "turns": self.turns,
+            "by_kind": {k: {"top1": round(v[0] / v[2], 4), "mrr": round(v[1] / v[2], 4),
+                            "turns": int(v[2])} for k, v in sorted(self.by_kind.items())},
+        }
+
+
+def score_turn(turn: Turn, ranking: list[str], act: str | None) -> tuple[float, float]:
+    if turn.expect is None:
+        ok = not ranking and (turn.act is None or turn.act == act)
+        return (1.0, 1.0) if ok else (0.0, 0.0)
+    for rank, page in enumerate(ranking, 1):
+        if page in turn.expect:
+            return (1.0 if rank == 1 else 0.0), 1.0 / rank
+    return 0.0, 0.0
+
+
+def _baseline_turn(brain: Brain, name: str, turn: Turn, history: History,
+                   lang: str) -> tuple[list[str], Exchange]:
+    if name == "oracle":
+        query = SearchQuery.of(turn.oracle or turn.user)
+    else:
+        query = _baseline_query(name, turn.user, history)
+    hits = brain.search(query, lang)
+    lex = load_lexicon(lang)
+    if turn.reply is not None:
+        reply_text, repair, page = turn.reply, is_repair(turn.reply, lex), None
+    else:
+        res = Resolution(lang, None, INDEPENDENT, False, query)
+        reply = compose(res, hits, brain.index, history, turn.screen, lex, brain.params.answer)
+        reply_text, repair, page = reply.text, reply.repair, reply.page_id
+    ranking = [h.page_id for h in hits]
+    ex = Exchange(turn.user, reply_text, lang, None, page or (ranking[0] if ranking else None),
+                  repair=repair)
+    return ranking, ex
+
+
+def evaluate(brain: Brain, dialogues: list[Dialogue],
+             progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    has_oracle = any(t.oracle for d in dialogues for t in d.turns)
+    names = [*BASELINES, "resolved"] + (["oracle"] if has_oracle else [])
+    scores = {name: _Score() for name in names}
+    records: list[dict[str, Any]] = []
+    for dialogue in dialogues:
+        histories: dict[str, History] = {name: () for name in names}
+        for pos, turn in enumerate(dialogue.turns):
+            record: dict[str, Any] = {"dialogue": dialogue.dialogue_id, "turn": pos,
+                                      "user": turn.user, "kind": turn.kind,
+                                      "expect": list(turn.expect) if turn.expect else None}
+            for name in names:
+                history = histories[name]
+                act: str | None = None
+                result: TurnResult | None = None
+                if name == "resolved":
+                    result = brain.respond(history, turn.user, turn.screen, dialogue.lang)
+                    ranking, act = result.ranking, result.resolution.act
+                    ex = result.exchange(turn.reply)
+                else:
+                    ranking, ex = _baseline_turn(brain, name, turn, history, dialogue.lang)
+                top1, rr = score_turn(turn, ranking, act)
+                scores[name].add(turn.kind, top1, rr)
+                histories[name] = (*history, ex)
+                record[name] = {"top": ranking[0] if ranking else None, "rr": round(rr, 4)}
+                if result is not None:
+                    record[name].update({
+                        "act": result.resolution.act, "resolved_kind": result.resolution.kind,
+                        "detail": result.resolution.detail,
+                        "query": result.resolution.query.text if result.resolution.query else None,
+                        "reply": result.reply.text,
+                    })
+            records.append(record)
+        if progress is not None:
+            progress(dialogue.dialogue_id)
+    return {"strategies": {n: s.as_dict() for n, s in scores.items()}, "turns": records}
+
+
+def format_table(report: dict[str, Any]) -> str:
+    strategies = report["strategies"]
+    kinds = sorted({k for s in strategies.values() for k in s["by_kind"]})
+    lines = [f"{'strategy':<14}{'top1':>7}{'mrr':>7}{'turns':>7}  " +
+             "  ".join(f"{k[:12]:>12}" for k in kinds)]
+    for name, s in strategies.items():
+        cells = "  ".join(
+            f"{s['by_kind'][k]['top1']:>12.3f}" if k in s["by_kind"] else f"{'-':>12}"
+            for k in kinds)
+        lines.append(f"{name:<14}{s['top1']:>7.3f}{s['mrr']:>7.3f}{s['turns']:>7}  {cells}")
+    lines.append("(per-kind columns: top-1)")
+    return "\n".join(lines)

@@ -1,0 +1,247 @@
+"""The site index: chunk vectors + BM25 postings + page metadata in one file, and hybrid search.
+
+Built incrementally (chunks whose text hash is unchanged keep their vectors), written atomically
+(a failed build leaves the previous file untouched).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kiosk.dialogue.query import SearchQuery
+from kiosk.errors import SiteIndexError
+from kiosk.fsutil import atomic_write_bytes
+from kiosk.retrieval.embedder import Embedder, Vectors
+from kiosk.retrieval.lexical import LexicalIndex
+from kiosk.retrieval.site import Chunk, LoadProblem, Page, chunk_page, load_site
+from kiosk.text import terms
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    page_id: str
+    title: str
+    lang: str
+    content_hash: str
+    first_chunk: int
+    n_chunks: int
+
+
+@dataclass(frozen=True)
+class RankWeights:
+    dense: float = 0.5
+    lexical: float = 0.5
+    other_lang_factor: float = 0.85  # a bilingual site answers in the visitor's language
+
+
+@dataclass(frozen=True)
+class PageHit:
+    page_id: str
+    score: float
+    chunk: int  # best chunk of the page
+
+
+@dataclass
+class SiteIndex:
+    model: str
+    pages: list[PageInfo]
+    chunks: list[Chunk]
+    vectors: Vectors
+    lexical: LexicalIndex
+    problems: list[LoadProblem] = field(default_factory=list)
+    _page_pos: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+    _chunk_page: npt.NDArray[np.int32] = field(
+        default_factory=lambda: np.zeros(0, dtype=np.int32), init=False, repr=False)
+    _page_lang_en: npt.NDArray[np.bool_] = field(
+        default_factory=lambda: np.zeros(0, dtype=np.bool_), init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._page_pos = {p.page_id: i for i, p in enumerate(self.pages)}
+        owner = np.zeros(len(self.chunks), dtype=np.int32)
+        for i, p in enumerate(self.pages):
+            owner[p.first_chunk:p.first_chunk + p.n_chunks] = i
+        self._chunk_page = owner
+        self._page_lang_en = np.array([p.lang == "en" for p in self.pages], dtype=np.bool_)
+
+    # ------------------------------------------------------------ lookup
+
+    def page(self, page_id: str) -> PageInfo | None:
+        pos = self._page_pos.get(page_id)
+        return None if pos is None else self.pages[pos]
+
+    def page_chunks(self, page_id: str) -> list[Chunk]:
+        info = self.page(page_id)
+        if info is None:
+            return []
+        return self.chunks[info.first_chunk:info.first_chunk + info.n_chunks]
+
+    def langs(self) -> set[str]:
+        return {p.lang for p in self.pages}
+
+    def overview_pages(self, lang: str) -> list[PageInfo]:
+        """Home / index pages: the natural answer to 'what is on this site'."""
+        found = [p for p in self.pages
+                 if p.page_id.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() in OVERVIEW_STEMS]
+        found.sort(key=lambda p: (p.lang != lang, p.page_id.count("/"), p.page_id))
+        return found
+
+    # ------------------------------------------------------------ search
+
+    def query_vector(self, query: SearchQuery, embedder: Embedder) -> Vectors:
+        texts = [s.text for s in query.segments if s.text.strip()]
+        weights = np.array([s.weight for s in query.segments if s.text.strip()], dtype=np.float32)
+        if not texts:
+            return np.zeros(self.vectors.shape[1], dtype=np.float32)
+        vecs = embedder.embed_queries(texts)
+        combined = (vecs * weights[:, None]).sum(axis=0)
+        norm = float(np.linalg.norm(combined))
+        return (combined / norm if norm > 0 else combined).astype(np.float32)
+
+    @staticmethod
+    def query_terms(query: SearchQuery) -> dict[str, float]:
+        """Each segment spreads its weight over its terms, so context never outweighs by length."""
+        weights: dict[str, float] = {}
+        for seg in query.segments:
+            counts = Counter(terms(seg.text, for_query=True))
+            total = sum(counts.values())
+            if not total:
+                continue
+            for term, n in counts.items():
+                weights[term] = weights.get(term, 0.0) + seg.weight * n / total
+        return weights
+
+    def chunk_scores(self, query: SearchQuery, embedder: Embedder,
+                     weights: RankWeights) -> npt.NDArray[np.float32]:
+        dense = self.vectors @ self.query_vector(query, embedder)
+        lex, upper = self.lexical.score(self.query_terms(query))
+        lex_norm = lex / upper if upper > 0 else lex
+        return (weights.dense * np.maximum(dense, 0.0) + weights.lexical * lex_norm).astype(
+            np.float32)
+
+    def rank_pages(self, chunk_scores: npt.NDArray[np.float32], lang: str,
+                   weights: RankWeights, top: int = 10) -> list[PageHit]:
+        page_best = np.full(len(self.pages), -1.0, dtype=np.float32)
+        np.maximum.at(page_best, self._chunk_page, chunk_scores)
+        if len(self.langs()) > 1:
+            other = self._page_lang_en if lang == "ja" else ~self._page_lang_en
+            page_best = np.where(other, page_best * weights.other_lang_factor, page_best)
+        order = np.argsort(-page_best, kind="stable")[:top]
+        hits: list[PageHit] = []
+        for pos in order:
+            info = self.pages[int(pos)]
+            local = chunk_scores[info.first_chunk:info.first_chunk + info.n_chunks]
+            hits.append(PageHit(info.page_id, float(page_best[pos]),
+                                info.first_chunk + int(np.argmax(local))))
+        return hits
+
+    def search(self, query: SearchQuery, embedder: Embedder, lang: str,
+               weights: RankWeights = RankWeights(), top: int = 10) -> list[PageHit]:
+        return self.rank_pages(self.chunk_scores(query, embedder, weights), lang, weights, top)
+
+    # ------------------------------------------------------------ persistence
+
+    def save(self, path: Path) -> None:
+        meta = {
+            "version": FORMAT_VERSION,
+            "model": self.model,
+            "pages": [p.__dict__ for p in self.pages],
+            "chunks": [[c.page_id, c.heading, c.text, c.code] for c in self.chunks],
+            "vocab": list(self.lexical.vocab),
+        }
+        buf = io.BytesIO()
+        np.savez(
+            buf,
+            meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode(), dtype=np.uint8),
+            vectors=self.vectors.astype(np.float16),
+            indptr=self.lexical.indptr, post_chunk=self.lexical.post_chunk,
+            post_tf=self.lexical.post_tf, chunk_len=self.lexical.chunk_len,
+            idf=self.lexical.idf,
+        )
+        atomic_write_bytes(path, buf.getvalue())
+
+    @classmethod
+    def load(cls, path: Path) -> SiteIndex:
+        if not path.is_file():
+            raise SiteIndexError(f"no site index at {path}", f"build it: kiosk index SITE --out {path}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta: dict[str, Any] = json.loads(bytes(data["meta"]).decode())
+                if meta.get("version") != FORMAT_VERSION:
+                    raise SiteIndexError(
+                        f"site index {path} has format {meta.get('version')}, "
+                        f"this version reads {FORMAT_VERSION}", "rebuild it with kiosk index")
+                lexical = LexicalIndex(
+                    vocab={t: i for i, t in enumerate(meta["vocab"])},
+                    indptr=data["indptr"], post_chunk=data["post_chunk"],
+                    post_tf=data["post_tf"], chunk_len=data["chunk_len"], idf=data["idf"])
+                vectors = data["vectors"].astype(np.float32)
+        except SiteIndexError:
+            raise
+        except Exception as exc:  # zip, JSON and numpy each raise their own
+            raise SiteIndexError(f"site index {path} is unreadable ({exc})",
+                                 "rebuild it with kiosk index") from exc
+        pages = [PageInfo(**p) for p in meta["pages"]]
+        chunks = [Chunk(*c) for c in meta["chunks"]]
+        return cls(str(meta["model"]), pages, chunks, vectors, lexical)
+
+
+def _lexical_text(page: PageInfo | Page, chunk: Chunk) -> str:
+    return f"{page.title}\n{chunk.heading}\n{chunk.text}\n{chunk.code}"
+
+
+def build_index(
+    site: Path,
+    embedder: Embedder,
+    previous: SiteIndex | None = None,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+) -> SiteIndex:
+    """Index a site folder; vectors of chunks unchanged since `previous` are reused."""
+    pages, problems = load_site(site)
+    for problem in problems:
+        log.warning("site: %s: %s", problem.path, problem.message)
+    reuse: dict[str, Vectors] = {}
+    if previous is not None and previous.model == embedder.name:
+        for i, chunk in enumerate(previous.chunks):
+            reuse[chunk.chunk_hash] = previous.vectors[i]
+    infos: list[PageInfo] = []
+    chunks: list[Chunk] = []
+    passages: list[str] = []
+    for page in pages:
+        page_chunks = chunk_page(page)
+        infos.append(PageInfo(page.page_id, page.title, page.lang, page.content_hash,
+                              len(chunks), len(page_chunks)))
+        chunks.extend(page_chunks)
+        passages.extend(c.passage(page.title) for c in page_chunks)
+    vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
+    todo = [i for i, c in enumerate(chunks) if c.chunk_hash not in reuse]
+    for i, c in enumerate(chunks):
+        if c.chunk_hash in reuse:
+            vectors[i] = reuse[c.chunk_hash]
+    log.info("index: %d pages, %d chunks, %d to embed (%d reused)", len(infos), len(chunks),
+             len(todo), len(chunks) - len(todo))
+    batch = 32
+    starts: Iterable[int] = range(0, len(todo), batch)
+    if progress is not None and todo:
+        starts = progress(starts, (len(todo) + batch - 1) // batch)
+    for start in starts:
+        ids = todo[start:start + batch]
+        vectors[ids] = embedder.embed_passages([passages[i] for i in ids])
+    page_of = {p.page_id: p for p in infos}
+    lexical = LexicalIndex.build(
+        [terms(_lexical_text(page_of[c.page_id], c)) for c in chunks])
+    return SiteIndex(embedder.name, infos, chunks, vectors, lexical, problems)

@@ -1,0 +1,67 @@
+"""BM25 over the index's terms (Latin words, CJK 2-grams), as posting arrays for fast scoring."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+K1 = 1.2
+B = 0.75
+
+
+@dataclass(frozen=True)
+class LexicalIndex:
+    vocab: dict[str, int]
+    indptr: npt.NDArray[np.int64]  # postings of term t: [indptr[t], indptr[t+1])
+    post_chunk: npt.NDArray[np.int32]
+    post_tf: npt.NDArray[np.float32]
+    chunk_len: npt.NDArray[np.float32]
+    idf: npt.NDArray[np.float32]
+
+    @classmethod
+    def build(cls, chunk_terms: list[list[str]]) -> LexicalIndex:
+        vocab: dict[str, int] = {}
+        per_term: list[list[tuple[int, int]]] = []
+        lengths = np.zeros(len(chunk_terms), dtype=np.float32)
+        for cid, words in enumerate(chunk_terms):
+            lengths[cid] = len(words)
+            for term, tf in Counter(words).items():
+                tid = vocab.setdefault(term, len(vocab))
+                if tid == len(per_term):
+                    per_term.append([])
+                per_term[tid].append((cid, tf))
+        counts = np.array([len(p) for p in per_term], dtype=np.int64)
+        indptr = np.zeros(len(per_term) + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        post_chunk = np.fromiter((c for p in per_term for c, _ in p), dtype=np.int32,
+                                 count=int(indptr[-1]))
+        post_tf = np.fromiter((t for p in per_term for _, t in p), dtype=np.float32,
+                              count=int(indptr[-1]))
+        n = max(len(chunk_terms), 1)
+        idf = np.log(1.0 + (n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
+        return cls(vocab, indptr, post_chunk, post_tf, lengths, idf)
+
+    def score(self, weights: dict[str, float]) -> tuple[npt.NDArray[np.float32], float]:
+        """BM25 per chunk, and the best score any chunk could reach (to scale to 0..1)."""
+        scores = np.zeros(len(self.chunk_len), dtype=np.float32)
+        avg_len = float(self.chunk_len.mean()) if len(self.chunk_len) else 1.0
+        upper = 0.0
+        max_idf = float(np.log(1.0 + (len(self.chunk_len) + 0.5) / 0.5))
+        for term, weight in weights.items():
+            tid = self.vocab.get(term)
+            if tid is None:
+                # Words the site never uses still count against the best possible score: a query
+                # whose content is absent from the site must not look confident.
+                upper += weight * max_idf * (K1 + 1.0)
+                continue
+            lo, hi = int(self.indptr[tid]), int(self.indptr[tid + 1])
+            chunks = self.post_chunk[lo:hi]
+            tf = self.post_tf[lo:hi]
+            norm = K1 * (1.0 - B + B * self.chunk_len[chunks] / avg_len)
+            idf = float(self.idf[tid])
+            scores[chunks] += weight * idf * tf * (K1 + 1.0) / (tf + norm)
+            upper += weight * idf * (K1 + 1.0)
+        return scores, upper

@@ -1,0 +1,377 @@
+"""Loading a site folder: pages (.md / .html) reduced to titled sections of plain text, then chunks.
+
+HTML goes through a real parser (the standard library's tokenizer), never regular expressions.
+Static-site front matter and template tags are metadata, not text: they are not indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+from kiosk.errors import SiteError
+from kiosk.text import detect_lang, sentences
+
+log = logging.getLogger(__name__)
+
+PAGE_SUFFIXES = (".md", ".markdown", ".html", ".htm")
+MAX_PAGE_CHARS = 200_000  # a giant page is cut here (and said so): one page must not swamp the index
+CHUNK_CHARS = {"ja": 280, "en": 600}
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    text: str  # speakable prose, one sentence or block per line
+    code: str = ""  # code blocks: searchable, never spoken
+
+
+@dataclass(frozen=True)
+class Page:
+    page_id: str
+    title: str
+    lang: str
+    sections: tuple[Section, ...]
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class Chunk:
+    page_id: str
+    heading: str
+    text: str
+    code: str
+
+    def passage(self, title: str) -> str:
+        head = title if not self.heading or self.heading == title else f"{title} / {self.heading}"
+        return f"{head}\n{self.text}"
+
+    @property
+    def chunk_hash(self) -> str:
+        return hashlib.sha256(f"{self.heading}\0{self.text}\0{self.code}".encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    path: str
+    message: str
+
+
+# ---------------------------------------------------------------- markdown
+
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.S)
+_TEMPLATE_TAG = re.compile(r"\{%.*?%\}|\{\{.*?\}\}", re.S)
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_REF_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+
+
+def _front_matter_title(block: str) -> str:
+    for line in block.splitlines():
+        if line.lower().startswith("title:"):
+            value = line.split(":", 1)[1].strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            return value.strip()
+    return ""
+
+
+def _inline_markdown(line: str) -> str:
+    line = _IMAGE.sub(lambda m: m.group(1), line)
+    line = _LINK.sub(lambda m: m.group(1), line)
+    line = _REF_LINK.sub(lambda m: m.group(1), line)
+    if "<" in line and ">" in line:
+        line = html_to_text(line)
+    line = _EMPHASIS.sub("", line)
+    line = _LIST_MARK.sub("", line)
+    if line.lstrip().startswith(">"):
+        line = line.lstrip()[1:]
+    if "|" in line:
+        line = " ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
+    return line.strip()
+
+
+def parse_markdown(source: str) -> tuple[str, list[Section]]:
+    title = ""
+    match = _FRONT_MATTER.match(source)
+    if match:
+        title = _front_matter_title(match.group(1))
+        source = source[match.end():]
+    source = _TEMPLATE_TAG.sub(" ", source)
+    sections: list[Section] = []
+    heading = ""
+    prose: list[str] = []
+    code: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        text = "\n".join(p for p in prose if p)
+        if text or code:
+            sections.append(Section(heading, text, "\n".join(code)))
+
+    for raw_line in source.splitlines():
+        if _FENCE.match(raw_line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            code.append(raw_line)
+            continue
+        head = _HEADING.match(raw_line)
+        if head:
+            flush()
+            prose, code = [], []
+            heading = _inline_markdown(head.group(2))
+            if not title and len(head.group(1)) == 1:
+                title = heading
+            continue
+        if _TABLE_RULE.match(raw_line):
+            continue
+        line = _inline_markdown(raw_line)
+        if line:
+            prose.append(line)
+    flush()
+    if not title:
+        for section in sections:
+            if section.heading:
+                title = section.heading
+                break
+    return title, sections
+
+
+# ---------------------------------------------------------------- html
+
+_SKIP_TAGS = {"script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form",
+              "svg", "button", "select"}
+_BLOCK_TAGS = {"p", "div", "li", "ul", "ol", "br", "tr", "table", "section", "article", "main",
+               "dd", "dt", "dl", "blockquote", "pre", "figure", "figcaption", "td", "th", "hr"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "embed", "source",
+         "track", "wbr"}
+
+
+class _HtmlExtractor(HTMLParser):
+    """Collects title, headings and block text; prefers <main>/<article> when a page has one."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.title = ""
+        self.first_h1 = ""
+        self._in_title = False
+        self._skip_depth = 0
+        self._stack: list[str] = []
+        self._main_depth = 0
+        self.saw_main = False
+        # (in_main, heading or None, text)
+        self.blocks: list[tuple[bool, str | None, str]] = []
+        self._buf: list[str] = []
+        self._heading_tag: str | None = None
+
+    def _flush(self) -> None:
+        text = " ".join("".join(self._buf).split())
+        self._buf = []
+        if not text:
+            return
+        in_main = self._main_depth > 0
+        if self._heading_tag:
+            self.blocks.append((in_main, text, ""))
+            if self._heading_tag == "h1" and not self.first_h1:
+                self.first_h1 = text
+        else:
+            self.blocks.append((in_main, None, text))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "title":
+            self._in_title = True
+            return
+        if tag in _VOID:
+            if tag == "br":
+                self._buf.append(" ")
+                self._flush()
+            return
+        self._stack.append(tag)
+        if self._skip_depth or tag in _SKIP_TAGS:
+            self._skip_depth += 1
+            return
+        if tag in ("main", "article"):
+            self._flush()
+            self._main_depth += 1
+            self.saw_main = True
+        if tag in _HEADINGS:
+            self._flush()
+            self._heading_tag = tag
+        elif tag in _BLOCK_TAGS:
+            self._flush()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
+            return
+        if tag in _VOID or tag not in self._stack:
+            return
+        # close up to the matching tag (tolerates unclosed children)
+        while self._stack:
+            open_tag = self._stack.pop()
+            if self._skip_depth:
+                self._skip_depth -= 1
+            elif open_tag in _HEADINGS:
+                self._flush()
+                self._heading_tag = None
+            elif open_tag in ("main", "article"):
+                self._flush()
+                self._main_depth = max(0, self._main_depth - 1)
+            elif open_tag in _BLOCK_TAGS:
+                self._flush()
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title += data
+            return
+        if self._skip_depth:
+            return
+        self._buf.append(data)
+
+    def close(self) -> None:
+        super().close()
+        self._flush()
+
+
+def html_to_text(fragment: str) -> str:
+    parser = _HtmlExtractor()
+    parser.feed(fragment)
+    parser.close()
+    return " ".join(text for _, _, text in parser.blocks if text)
+
+
+def parse_html(source: str) -> tuple[str, list[Section]]:
+    parser = _HtmlExtractor()
+    parser.feed(_TEMPLATE_TAG.sub(" ", source))
+    parser.close()
+    blocks = [b for b in parser.blocks if b[0]] if parser.saw_main else parser.blocks
+    sections: list[Section] = []
+    heading = ""
+    lines: list[str] = []
+    for _, head, text in blocks:
+        if head is not None:
+            if lines:
+                sections.append(Section(heading, "\n".join(lines)))
+            heading, lines = head, []
+        else:
+            lines.append(text)
+    if lines:
+        sections.append(Section(heading, "\n".join(lines)))
+    title = " ".join(parser.title.split()) or parser.first_h1
+    return title, sections
+
+
+# ---------------------------------------------------------------- pages and chunks
+
+
+def page_id_for(path: Path, root: Path) -> str:
+    return unicodedata.normalize("NFC", path.relative_to(root).as_posix())
+
+
+def load_page(path: Path, root: Path) -> Page:
+    raw = path.read_bytes()
+    try:
+        source = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SiteError(
+            f"page {path} is not UTF-8 text (byte {exc.start})",
+            "save it as UTF-8, or remove it from the site folder",
+        ) from exc
+    if len(source) > MAX_PAGE_CHARS:
+        log.warning("page %s has %d characters; indexing the first %d", path, len(source),
+                    MAX_PAGE_CHARS)
+        source = source[:MAX_PAGE_CHARS]
+    if path.suffix.lower() in (".html", ".htm"):
+        title, sections = parse_html(source)
+    else:
+        title, sections = parse_markdown(source)
+    title = title or path.stem.replace("-", " ").replace("_", " ")
+    body = "\n".join(s.text for s in sections)
+    return Page(
+        page_id=page_id_for(path, root),
+        title=title,
+        lang=detect_lang(title + "\n" + body),
+        sections=tuple(sections),
+        content_hash=hashlib.sha256(raw).hexdigest()[:24],
+    )
+
+
+def list_page_files(root: Path) -> list[Path]:
+    if not root.is_dir():
+        raise SiteError(f"site folder {root} does not exist", "pass the folder of .md/.html pages")
+    files = sorted(
+        p for p in root.rglob("*")
+        if p.is_file() and p.suffix.lower() in PAGE_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    if not files:
+        raise SiteError(
+            f"site folder {root} has no .md or .html pages",
+            "point --site at the folder that holds the venue's pages",
+        )
+    return files
+
+
+def load_site(root: Path) -> tuple[list[Page], list[LoadProblem]]:
+    """Every readable page of a folder; unreadable ones are reported, never silently dropped."""
+    pages: list[Page] = []
+    problems: list[LoadProblem] = []
+    seen: dict[str, Path] = {}
+    for path in list_page_files(root):
+        pid = page_id_for(path, root)
+        if pid in seen:
+            problems.append(LoadProblem(
+                str(path), f"duplicate page id {pid!r} (also {seen[pid]}); this copy is skipped"))
+            continue
+        seen[pid] = path
+        try:
+            page = load_page(path, root)
+        except SiteError as exc:
+            problems.append(LoadProblem(str(path), exc.describe()))
+            continue
+        except OSError as exc:
+            problems.append(LoadProblem(str(path), f"cannot read: {exc}"))
+            continue
+        if not any(s.text or s.code for s in page.sections):
+            problems.append(LoadProblem(str(path), "page has no text; indexed by its title only"))
+        pages.append(page)
+    if not pages:
+        raise SiteError(f"no readable page in {root}",
+                        "; ".join(f"{p.path}: {p.message}" for p in problems[:5]))
+    return pages, problems
+
+
+def chunk_page(page: Page) -> list[Chunk]:
+    """Chunks by heading, then by length at sentence boundaries. A page always has one chunk."""
+    limit = CHUNK_CHARS.get(page.lang, 600)
+    chunks: list[Chunk] = []
+    for section in page.sections:
+        current: list[str] = []
+        size = 0
+        code = section.code
+        for sentence in sentences(section.text):
+            if current and size + len(sentence) > limit:
+                chunks.append(Chunk(page.page_id, section.heading, "\n".join(current), code))
+                code = ""
+                current, size = [], 0
+            current.append(sentence)
+            size += len(sentence)
+        if current or code:
+            chunks.append(Chunk(page.page_id, section.heading, "\n".join(current), code))
+    if not chunks:
+        chunks.append(Chunk(page.page_id, "", page.title, ""))
+    return chunks

@@ -1,0 +1,193 @@
+"""Text as the brain sees it: normalization of recognizer output, language, terms and 2-grams.
+
+Shared by the index (so page text and queries are cut the same way) and by the dialogue code
+(character 2-gram overlap between an utterance and older exchanges).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+
+from kiosk.dialogue.lexicon import load_lexicon
+
+LANGS = ("ja", "en")
+
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u30fc\u3005"
+_CJK_RE = re.compile(f"[{_CJK}]")
+_HIRAGANA_ONLY = re.compile(r"^[\u3040-\u309f\u30fc]+$")
+_TOKEN_RE = re.compile(f"[{_CJK}]+|[a-z0-9]+(?:['’][a-z]+)?")
+_SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
+_SENTENCE_END_JA = re.compile(r"(?<=[。！？!?])")
+_SENTENCE_END_EN = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+
+
+def normalize(text: str) -> str:
+    """NFKC, lower case, Japanese word spaces removed (recognizers insert them), spaces folded."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = _SPACE_BETWEEN_CJK.sub("", text)
+    return " ".join(text.split())
+
+
+def detect_lang(text: str) -> str:
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return "en"
+    cjk = sum(1 for ch in letters if _CJK_RE.match(ch))
+    return "ja" if cjk / len(letters) >= 0.2 else "en"
+
+
+@lru_cache(maxsize=4)
+def _stopwords() -> frozenset[str]:
+    words: set[str] = set()
+    for lang in LANGS:
+        words.update(load_lexicon(lang).stopwords)
+    return frozenset(words)
+
+
+@lru_cache(maxsize=4)
+def _number_words() -> dict[str, int]:
+    return dict(load_lexicon("en").number_words)
+
+
+def _stem(word: str) -> str:
+    # Light, predictable suffix folding: enough for "tickets"/"ticket", "opening"/"open".
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def spell_numbers(text: str) -> str:
+    """'ten thirty' -> '10 30', 'twenty five' -> '25': recognizers spell numbers out."""
+    numbers = _number_words()
+    out: list[str] = []
+    pending: int | None = None
+    for word in text.split(" "):
+        value = numbers.get(word)
+        if value is None:
+            if pending is not None:
+                out.append(str(pending))
+                pending = None
+            out.append(word)
+            continue
+        if value == 100 and pending is not None:
+            pending *= 100
+        elif value == 1000 and pending is not None:
+            pending *= 1000
+        elif pending is not None and pending % 100 >= 20 and pending % 10 == 0 and value < 10:
+            pending += value
+        elif pending is not None and pending >= 100 and pending % 100 == 0 and value < 100:
+            pending += value
+        else:
+            if pending is not None:
+                out.append(str(pending))
+            pending = value
+    if pending is not None:
+        out.append(str(pending))
+    return " ".join(out)
+
+
+def _script_class(ch: str) -> int:
+    if "\u3040" <= ch <= "\u309f":
+        return 0  # hiragana
+    if "\u30a0" <= ch <= "\u30ff":
+        return 1  # katakana (and the long-vowel mark)
+    return 2  # kanji
+
+
+def _script_segments(run: str) -> list[str]:
+    """Split a CJK run where the script changes: 2-grams across 'の' or 'を' are noise."""
+    segments: list[str] = []
+    start = 0
+    for i in range(1, len(run)):
+        if _script_class(run[i]) != _script_class(run[i - 1]):
+            segments.append(run[start:i])
+            start = i
+    segments.append(run[start:])
+    return segments
+
+
+def terms(text: str, *, for_query: bool = False) -> list[str]:
+    """Index terms: Latin words (stopwords dropped, lightly stemmed) and CJK character 2-grams.
+
+    CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
+    never straddle a particle. In queries, hiragana segments are dropped: in an utterance they are
+    nearly always function words (それを, ですか) and would only add noise.
+    """
+    text = spell_numbers(normalize(text))
+    stop = _stopwords()
+    out: list[str] = []
+    for token in _TOKEN_RE.findall(text):
+        if _CJK_RE.match(token):
+            for segment in _script_segments(token):
+                hiragana = bool(_HIRAGANA_ONLY.match(segment))
+                if hiragana and for_query:
+                    continue
+                if len(segment) == 1:
+                    if not hiragana:
+                        out.append(segment)
+                    continue
+                out.extend(segment[i : i + 2] for i in range(len(segment) - 1))
+        else:
+            token = token.replace("’", "'").split("'")[0]
+            if token in stop or (len(token) < 2 and not token.isdigit()):
+                continue
+            out.append(_stem(token))
+    return out
+
+
+def content_terms(text: str) -> list[str]:
+    """Query terms minus the dialogue's own function words (deixis, acts, requests)."""
+    lexicon_words = _dialogue_words()
+    return [t for t in terms(text, for_query=True) if t not in lexicon_words]
+
+
+@lru_cache(maxsize=1)
+def _dialogue_words() -> frozenset[str]:
+    words: set[str] = set()
+    for lang in LANGS:
+        lex = load_lexicon(lang)
+        for phrase in lex.function_phrases():
+            words.update(terms(phrase, for_query=True))
+    return frozenset(words)
+
+
+def bigrams(text: str) -> set[str]:
+    """Character 2-grams of the content of a text, for overlap between utterances and exchanges."""
+    grams: set[str] = set()
+    for term in content_terms(text):
+        if len(term) == 2 and _CJK_RE.match(term):
+            grams.add(term)
+        else:
+            grams.update(term[i : i + 2] for i in range(max(1, len(term) - 1)))
+    return grams
+
+
+def overlap(clue: Iterable[str], target: set[str]) -> float:
+    """Share of the clue's 2-grams found in the target (0..1)."""
+    clue_set = set(clue)
+    if not clue_set:
+        return 0.0
+    return len(clue_set & target) / len(clue_set)
+
+
+def sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        for part in _SENTENCE_END_JA.split(line):
+            for piece in _SENTENCE_END_EN.split(part):
+                piece = piece.strip()
+                if piece:
+                    out.append(piece)
+    return out
