@@ -111,8 +111,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _explain(result: Any) -> str:
     res = result.resolution
-    lines = [f"  act={res.act} kind={res.kind} detail={res.detail} "
-             f"bare_confidence={result.bare_confidence if result.bare_confidence is None else round(result.bare_confidence, 3)}",
+    conf = result.bare_confidence
+    conf_text = "-" if conf is None else f"{conf[0]:.3f} (lead {conf[1]:.2f})"
+    lines = [f"  act={res.act} kind={res.kind} detail={res.detail} bare_confidence={conf_text}",
              f"  query: {res.query.text if res.query else '(none)'}"]
     for hit in result.hits[:3]:
         lines.append(f"  {hit.score:.3f}  {hit.page_id}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon
-from kiosk.dialogue.resolver import ACT, PAGE, SITE, Resolution
+from kiosk.dialogue.resolver import ACT, PAGE, REPEAT, SITE, Resolution
 from kiosk.retrieval.index import PageHit, SiteIndex
 from kiosk.text import sentences, terms
 
@@ -64,11 +64,22 @@ def _run_from(sents: list[str], start: int, lang: str, limit: int) -> tuple[int,
     return tuple(picked)
 
 
-def _best_start(sents: list[str], query_terms: dict[str, float]) -> int:
+def _cue_terms(text: str, lex: Lexicon) -> set[str]:
+    """Words an answer to this kind of question tends to contain ("how much" -> yen, cost)."""
+    cues: set[str] = set()
+    for phrase, words in lex.answer_cues.items():
+        if lex.find(text, (phrase,)):
+            for word in words:
+                cues.update(terms(word) or [word])
+    return cues
+
+
+def _best_start(sents: list[str], query_terms: dict[str, float], cues: set[str]) -> int:
     best, best_score = 0, -1.0
     for i, sent in enumerate(sents):
         found = set(terms(sent))
         score = sum(w for t, w in query_terms.items() if t in found)
+        score += 0.3 * len(cues & found) / max(len(cues), 1)
         score -= 0.01 * i  # earlier sentences introduce; prefer them on ties
         if score > best_score:
             best, best_score = i, score
@@ -100,6 +111,11 @@ def compose(
     lang = lex.lang
     if r.kind == ACT and r.act:
         return Reply(lex.replies[r.act])
+    if r.kind == REPEAT:
+        if not r.context_from:
+            return Reply(lex.replies["nothing"], repair=True)
+        said = history[r.context_from[0]]
+        return Reply(said.reply, said.page_id, said.page_title, said.spoken)
     if r.kind == PAGE:
         if screen_page is None:
             text = lex.replies["no_screen_page"].format(
@@ -151,7 +167,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     if summary:
         if r.query is not None:
-            start = _best_start(sents, SiteIndex.query_terms(r.query))
+            start = _best_start(sents, SiteIndex.query_terms(r.query), set())
         else:
             start = 0
         picked = _run_from(sents, start, lang, params.max_sentences)
@@ -159,7 +175,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
-    start = _best_start(sents, SiteIndex.query_terms(r.query))
+    utterance = r.query.segments[0].text
+    start = _best_start(sents, SiteIndex.query_terms(r.query), _cue_terms(utterance, lex))
     picked = _run_from(sents, start, lang, params.max_sentences)
     return Reply(lex.replies["answer"].format(body=_speak(sents, picked, lang)),
                  page_id, title, picked)

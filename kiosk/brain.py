@@ -15,6 +15,7 @@ from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.dialogue.query import SearchQuery
 from kiosk.dialogue.resolver import (
     PAGE,
+    REPEAT,
     SITE,
     Analysis,
     Resolution,
@@ -45,7 +46,7 @@ class TurnResult:
     resolution: Resolution
     hits: list[PageHit]
     reply: Reply
-    bare_confidence: float | None
+    bare_confidence: tuple[float, float] | None
     elapsed_ms: float
 
     @property
@@ -71,6 +72,15 @@ class TurnResult:
         )
 
 
+def confidence(hits: list[PageHit]) -> tuple[float, float]:
+    """(best score, relative lead of the best page over the second)."""
+    if not hits:
+        return 0.0, 0.0
+    best = hits[0].score
+    second = hits[1].score if len(hits) > 1 else 0.0
+    return best, (best - second) / best if best > 0 else 0.0
+
+
 class Brain:
     def __init__(self, index: SiteIndex, embedder: Embedder,
                  params: BrainParams | None = None) -> None:
@@ -85,20 +95,36 @@ class Brain:
             hits = [h for h in hits if h.page_id != avoid_page]
         return hits[: self.params.top_pages]
 
+    def _rerank(self, bare: list[PageHit], query: SearchQuery, lang: str,
+                pool: int, band: float) -> list[PageHit]:
+        """Order the bare search's first `pool` pages (those within `band` of the best) by the
+        context query; the rest follow in bare order."""
+        floor = band * bare[0].score if bare else 0.0
+        head_bare = [h for h in bare[:pool] if h.score >= floor]
+        candidates = {h.page_id for h in head_bare}
+        ranked = self.index.search(query, self.embedder, lang, self.params.rank,
+                                   len(self.index.pages))
+        head = [h for h in ranked if h.page_id in candidates]
+        return head + [h for h in bare if h.page_id not in candidates]
+
     def respond(self, history: History, utterance: str, screen_page: str | None = None,
                 lang: str | None = None) -> TurnResult:
         start = time.perf_counter()
         lang = lang or detect_lang(utterance)
         lex = load_lexicon(lang)
         analysis = analyze(utterance, history, lex, self.params.resolver)
-        bare_conf: float | None = None
+        bare_conf: tuple[float, float] | None = None
         bare_hits: list[PageHit] | None = None
         if analysis.needs_confidence and history:
-            bare_hits = self.search(SearchQuery.of(analysis.text), lang)
-            bare_conf = bare_hits[0].score if bare_hits else 0.0
+            bare_hits = self.search(SearchQuery.of(analysis.utterance), lang)
+            bare_conf = confidence(bare_hits)
         resolution = decide(analysis, history, self.params.resolver, bare_conf)
         hits: list[PageHit]
-        if resolution.kind == PAGE:
+        if resolution.kind == REPEAT:
+            said = history[resolution.context_from[0]] if resolution.context_from else None
+            info = self.index.page(said.page_id) if said and said.page_id else None
+            hits = [PageHit(info.page_id, 1.0, info.first_chunk)] if info else []
+        elif resolution.kind == PAGE:
             info = self.index.page(screen_page) if screen_page else None
             hits = [PageHit(info.page_id, 1.0, info.first_chunk)] if info else []
         elif resolution.kind == SITE and resolution.query is None:
@@ -106,8 +132,11 @@ class Brain:
             hits = [PageHit(overview[0].page_id, 1.0, overview[0].first_chunk)] if overview else []
         elif resolution.query is None:
             hits = []
-        elif bare_hits is not None and resolution.query == SearchQuery.of(analysis.text):
+        elif bare_hits is not None and resolution.query == SearchQuery.of(analysis.utterance):
             hits = bare_hits
+        elif resolution.pool:
+            bare = bare_hits or self.search(SearchQuery.of(analysis.utterance), lang)
+            hits = self._rerank(bare, resolution.query, lang, resolution.pool, resolution.band)
         else:
             hits = self.search(resolution.query, lang, resolution.avoid_page)
         reply = compose(resolution, hits, self.index, history, screen_page, lex,

@@ -70,8 +70,12 @@ def spell_numbers(text: str) -> str:
     numbers = _number_words()
     out: list[str] = []
     pending: int | None = None
-    for word in text.split(" "):
+    words = text.split(" ")
+    for pos, word in enumerate(words):
         value = numbers.get(word)
+        if word == "one" and pending is None and (
+                pos + 1 >= len(words) or words[pos + 1] not in numbers):
+            value = None  # "is there one for children": a pronoun, not a number
         if value is None:
             if pending is not None:
                 out.append(str(pending))
@@ -115,11 +119,44 @@ def _script_segments(run: str) -> list[str]:
     return segments
 
 
+_PARTICLES = frozenset("はがをにでのもとへやか")
+
+
+def content_strength(text: str) -> float:
+    """How much searchable content an utterance carries, in rough 'words'.
+
+    A Latin word or a CJK 2-gram counts 1. A lone kanji counts when a particle or the end
+    follows it (車は, 駅) — then it is a noun; before okurigana (作った, 食べ) it is a verb stem.
+    """
+    text = strip_function_phrases(text)
+    stop = _stopwords()
+    strength = 0.0
+    for match in _TOKEN_RE.finditer(text):
+        token = match.group(0)
+        if not _CJK_RE.match(token):
+            token = token.replace("’", "'").split("'")[0]
+            if token not in stop and len(token) >= 3:
+                strength += 1
+            continue
+        pos = 0
+        for segment in _script_segments(token):
+            end = pos + len(segment)
+            if not _HIRAGANA_ONLY.match(segment):
+                if len(segment) == 1:
+                    after = token[end:end + 1]
+                    if not after or after in _PARTICLES:
+                        strength += 1
+                else:
+                    strength += len(segment) - 1
+            pos = end
+    return strength
+
+
 def terms(text: str, *, for_query: bool = False) -> list[str]:
     """Index terms: Latin words (stopwords dropped, lightly stemmed) and CJK character 2-grams.
 
     CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
-    never straddle a particle. In queries, hiragana segments are dropped: in an utterance they are
+    never straddle a particle; the index also holds each kanji alone. In queries, hiragana segments are dropped: in an utterance they are
     nearly always function words (それを, ですか) and would only add noise.
     """
     text = spell_numbers(normalize(text))
@@ -136,6 +173,10 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
                         out.append(segment)
                     continue
                 out.extend(segment[i : i + 2] for i in range(len(segment) - 1))
+                if not for_query and _script_class(segment[0]) == 2:
+                    # Kanji also stand alone in the index, so a one-kanji query word (車, 駅)
+                    # finds the compounds it lives in (駐車場, 電車).
+                    out.extend(segment)
         else:
             token = token.replace("’", "'").split("'")[0]
             if token in stop or (len(token) < 2 and not token.isdigit()):
@@ -145,19 +186,34 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
 
 
 def content_terms(text: str) -> list[str]:
-    """Query terms minus the dialogue's own function words (deixis, acts, requests)."""
-    lexicon_words = _dialogue_words()
-    return [t for t in terms(text, for_query=True) if t not in lexicon_words]
+    """Query terms of what remains once the conversation's own phrases (deixis, acts, requests,
+    interrogatives) that occur in the text are cut out."""
+    return terms(strip_function_phrases(text), for_query=True)
 
 
-@lru_cache(maxsize=1)
-def _dialogue_words() -> frozenset[str]:
-    words: set[str] = set()
-    for lang in LANGS:
-        lex = load_lexicon(lang)
-        for phrase in lex.function_phrases():
-            words.update(terms(phrase, for_query=True))
-    return frozenset(words)
+@lru_cache(maxsize=4)
+def _stemmed_phrases(lang: str) -> tuple[tuple[str, ...], ...]:
+    phrases = {tuple(_stem(w) for w in p.split()) for p in load_lexicon(lang).function_phrases()}
+    return tuple(sorted(phrases, key=len, reverse=True))
+
+
+def strip_function_phrases(text: str) -> str:
+    """The text without the conversation's own phrases; English matches them on word stems, so
+    "explaining" goes with "explain"."""
+    text = spell_numbers(normalize(text))
+    lang = detect_lang(text)
+    lex = load_lexicon(lang)
+    if not lex.word_boundaries:
+        return lex.strip(text, lex.function_phrases())
+    words = [w.replace("’", "'") for w in re.sub(r"[^\w\s'’]", " ", text).split()]
+    stems = [_stem(w) for w in words]
+    keep = [True] * len(words)
+    for phrase in _stemmed_phrases(lang):
+        n = len(phrase)
+        for i in range(len(stems) - n + 1):
+            if all(keep[i:i + n]) and tuple(stems[i:i + n]) == phrase:
+                keep[i:i + n] = [False] * n
+    return " ".join(w for w, k in zip(words, keep, strict=True) if k)
 
 
 def bigrams(text: str) -> set[str]:

@@ -10,18 +10,19 @@ rides along as weighted segments.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import ACTS, Lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
-from kiosk.text import bigrams, content_terms, normalize, overlap, spell_numbers
+from kiosk.text import bigrams, content_strength, content_terms, normalize, overlap, spell_numbers
 
 # Reference kinds
 ACT = "act"
 PAGE = "situational_page"
 SITE = "situational_site"
 IMMEDIATE = "immediate"
+REPEAT = "repeat"
 DISTANT = "distant"
 ELLIPSIS = "ellipsis"
 INDEPENDENT = "independent"
@@ -32,34 +33,57 @@ _PUNCT = re.compile(r"[^\w\s'’]")
 
 @dataclass(frozen=True)
 class ResolverParams:
-    """Weights of context relative to the utterance (whose own terms weigh 1)."""
+    """Weights of context relative to the utterance (whose own terms weigh 1 in all)."""
 
-    context_weight_bare: float = 1.0  # utterance has no content of its own ("explain that")
-    context_weight_own: float = 0.4  # utterance has content ("how much is it for children")
-    reply_share_bare: float = 0.5  # share of the exchange's weight given to the avatar's reply
+    # "that" / "it" / "there": the words point back, so the previous exchange rides strongly.
+    deictic_weight_bare: float = 1.0  # utterance has no content of its own ("explain that")
+    deictic_weight_own: float = 0.7  # utterance has content ("how much does it cost")
+    # No deictic word, but the bare utterance is weak: context only breaks ties.
+    ellipsis_weight_bare: float = 1.0
+    ellipsis_weight_own: float = 0.5
+    reply_share_bare: float = 0.5  # share of an exchange's weight given to the avatar's reply
     reply_share_own: float = 0.3
     inherit_decay: float = 0.5  # context an exchange itself carried, passed on at this factor
     min_segment_weight: float = 0.05
     distant_weight: float = 0.8
     distant_min_overlap: float = 0.34
-    gate_confidence: float = 0.45  # bare-utterance confidence below this counts as weak
+    # The bare utterance counts as weak when its best page scores below gate_confidence or
+    # leads the second page by less than gate_margin (relative): its words fit many pages.
+    gate_confidence: float = 0.25
+    gate_margin: float = 0.15
+    # When the utterance has content enough of its own (pool_min_strength), its bare search
+    # picks the candidate pages and the context only reorders them: context can break ties,
+    # never drag in an old topic.
+    pool_min_strength: float = 2.0
+    pool_deictic: int = 5
+    pool_ellipsis: int = 3
+    # Without a deictic word, a page only enters the pool when the bare utterance scores it
+    # near the best one (this share of the best score): context breaks ties, no more.
+    ellipsis_band: float = 0.75
 
 
 @dataclass(frozen=True)
 class Analysis:
     lang: str
-    text: str  # normalized utterance
+    utterance: str  # as spoken: what the query and the reply are built on
+    text: str  # normalized, for matching the lexicon
     act: str | None
     kind: str  # candidate reference kind
     detail: bool
     rejection: bool
     content: tuple[str, ...]  # the utterance's own content terms
+    strength: float = 0.0  # see text.content_strength
     distant_index: int | None = None  # exchange chosen for a distant reference
+
+    @property
+    def has_own_content(self) -> bool:
+        """Content that can carry a search: a word or a noun, not a verb stem like 作っ."""
+        return self.strength >= 1.0
 
     @property
     def needs_confidence(self) -> bool:
         """Whether `decide` wants the bare utterance's retrieval confidence."""
-        return self.kind == INDEPENDENT and bool(self.content)
+        return self.kind == INDEPENDENT and self.has_own_content and not self.rejection
 
 
 @dataclass(frozen=True)
@@ -70,8 +94,10 @@ class Resolution:
     detail: bool
     query: SearchQuery | None  # None: nothing is searched (acts, this page, site listing)
     context_from: tuple[int, ...] = ()  # history positions whose text rides in the query
-    avoid_page: str | None = None  # the page a rejection turned away from
+    avoid_page: str | None = None  # the page a bare rejection ("not that one") turns away from
     content: tuple[str, ...] = ()
+    pool: int = 0  # > 0: rerank only the bare utterance's top `pool` pages with the query
+    band: float = 0.0  # ... and of those, only pages scoring >= band x the best bare score
 
 
 def _clean(text: str) -> str:
@@ -86,6 +112,9 @@ def classify_act(text: str, lex: Lexicon) -> str | None:
         return None
     rest = lex.strip(text, tuple(p for a in ACTS for p in lex.acts[a]) + lex.act_fillers)
     if content_terms(rest):
+        return None
+    if not lex.word_boundaries and len(rest.replace(" ", "")) > 2:
+        # Substring matches need a guard: はい inside それはいくら is no "yes".
         return None
     request = (lex.detail + lex.verbs + lex.interrogatives + lex.page + lex.site + lex.distant)
     if lex.find(rest, request):
@@ -129,25 +158,40 @@ def analyze(utterance: str, history: History, lex: Lexicon,
             params: ResolverParams = ResolverParams()) -> Analysis:
     text = _clean(utterance)
     content = tuple(content_terms(text))
+    strength = content_strength(text)
     detail = bool(lex.find(text, lex.detail))
     act = classify_act(text, lex)
     if act is not None:
-        return Analysis(lex.lang, text, act, ACT, False, False, content)
+        return Analysis(lex.lang, utterance, text, act, ACT, False, False, content, strength)
+    if history and lex.find(text, lex.repeat):
+        return Analysis(lex.lang, utterance, text, None, REPEAT, False, False, content, strength)
     rejection = bool(lex.find(text, lex.rejection))
     if lex.find(text, lex.site) and not lex.find(text, lex.page):
-        return Analysis(lex.lang, text, None, SITE, detail, rejection, content)
+        return Analysis(lex.lang, utterance, text, None, SITE, detail, rejection, content, strength)
     if lex.find(text, lex.page):
-        return Analysis(lex.lang, text, None, PAGE, detail, rejection, content)
+        return Analysis(lex.lang, utterance, text, None, PAGE, detail, rejection, content, strength)
     if rejection:
-        return Analysis(lex.lang, text, None, INDEPENDENT, detail, True, content)
+        return Analysis(lex.lang, utterance, text, None, INDEPENDENT, detail, True, content, strength)
     if history and lex.find(text, lex.distant):
         want_first = bool(lex.find(text, lex.first))
-        chosen = _pick_distant(content, history, want_first, params)
+        clue = tuple(content_terms(lex.strip(text, lex.topic_nouns)))
+        chosen = _pick_distant(clue, history, want_first, params)
         if chosen is not None:
-            return Analysis(lex.lang, text, None, DISTANT, detail, False, content, chosen)
-    if history and lex.find(text, lex.immediate):
-        return Analysis(lex.lang, text, None, IMMEDIATE, detail, False, content)
-    return Analysis(lex.lang, text, None, INDEPENDENT, detail, False, content)
+            return Analysis(lex.lang, utterance, text, None, DISTANT, detail, False, content, strength,
+                            chosen)
+    if history and lex.find(lex.strip(text, lex.not_deictic), lex.immediate):
+        return Analysis(lex.lang, utterance, text, None, IMMEDIATE, detail, False, content, strength)
+    return Analysis(lex.lang, utterance, text, None, INDEPENDENT, detail, False, content, strength)
+
+
+def _merge(segs: list[QuerySegment]) -> list[QuerySegment]:
+    """One segment per text: a reply inherited and repeated must not count twice as much."""
+    merged: dict[str, QuerySegment] = {}
+    for seg in segs:
+        old = merged.get(seg.text)
+        merged[seg.text] = seg if old is None else QuerySegment(
+            seg.text, max(old.weight, seg.weight), old.role)
+    return list(merged.values())
 
 
 def _exchange_segments(ex: Exchange, weight: float, reply_share: float,
@@ -169,7 +213,15 @@ def _exchange_segments(ex: Exchange, weight: float, reply_share: float,
         w = seg.weight * inherit
         if w >= params.min_segment_weight:
             segs.append(QuerySegment(seg.text, w, "inherited"))
-    return segs
+    return _merge(segs)
+
+
+def _previous_answer(history: History) -> int | None:
+    """The last exchange whose reply said something (not an apology) and can be said again."""
+    for i in range(len(history) - 1, -1, -1):
+        if history[i].act is None and not history[i].repair and history[i].reply:
+            return i
+    return None
 
 
 def _previous_usable(history: History) -> int | None:
@@ -180,37 +232,58 @@ def _previous_usable(history: History) -> int | None:
 
 
 def decide(analysis: Analysis, history: History, params: ResolverParams,
-           bare_confidence: float | None = None) -> Resolution:
+           bare_confidence: tuple[float, float] | None = None) -> Resolution:
+    """The search for this turn. `bare_confidence`: (best page score, relative lead over the
+    second page) of the bare utterance, when `analysis.needs_confidence` asked for it."""
     a = analysis
-    base = SearchQuery.of(a.text)
+    base = SearchQuery.of(a.utterance)
     if a.kind == ACT:
         return Resolution(a.lang, a.act, ACT, False, None)
+    if a.kind == REPEAT:
+        said = _previous_answer(history)
+        return Resolution(a.lang, None, REPEAT, False, None,
+                          (said,) if said is not None else ())
     if a.kind in (PAGE, SITE):
-        query = base if a.content else None
+        query = base if a.has_own_content else None
         return Resolution(a.lang, None, a.kind, a.detail, query, content=a.content)
-    if a.rejection:
-        prev = _previous_usable(history)
-        avoid = history[prev].page_id if prev is not None else None
-        return Resolution(a.lang, None, INDEPENDENT, a.detail, base if a.content else None,
+    prev = _previous_usable(history)
+    if a.rejection and prev is not None:
+        # The visitor rejects the answer, not the question: "no, I mean for children" keeps
+        # the previous question and drops the reply; "no, not that one" also turns away from
+        # the page just given.
+        ex = history[prev]
+        segs = _exchange_segments(replace(ex, reply="", repair=True),
+                                  params.deictic_weight_own, 0.0, params)
+        avoid = None if a.has_own_content else ex.page_id
+        return Resolution(a.lang, None, INDEPENDENT, a.detail,
+                          SearchQuery(base.segments + tuple(segs)), (prev,),
                           avoid_page=avoid, content=a.content)
-    own = bool(a.content)
-    weight = params.context_weight_own if own else params.context_weight_bare
+    own = a.has_own_content
     share = params.reply_share_own if own else params.reply_share_bare
+    pooled = a.strength >= params.pool_min_strength
     if a.kind == DISTANT and a.distant_index is not None:
         ex = history[a.distant_index]
         segs = _exchange_segments(ex, params.distant_weight, share, params)
         return Resolution(a.lang, None, DISTANT, a.detail,
                           SearchQuery(base.segments + tuple(segs)), (a.distant_index,),
-                          content=a.content)
-    prev = _previous_usable(history)
+                          content=a.content, pool=params.pool_deictic if pooled else 0)
     kind = a.kind
-    if kind == INDEPENDENT:
-        weak = not own or (bare_confidence is not None and bare_confidence < params.gate_confidence)
+    if kind == IMMEDIATE:
+        weight = params.deictic_weight_own if own else params.deictic_weight_bare
+        pool = params.pool_deictic if pooled else 0
+    else:
+        weak = not pooled  # too little of its own to stand alone
+        if bare_confidence is not None:
+            best, lead = bare_confidence
+            weak = weak or best < params.gate_confidence or lead < params.gate_margin
         if prev is None or not weak:
             return Resolution(a.lang, None, INDEPENDENT, a.detail, base, content=a.content)
         kind = ELLIPSIS
+        weight = params.ellipsis_weight_own if own else params.ellipsis_weight_bare
+        pool = params.pool_ellipsis if pooled else 0
     if prev is None:
-        return Resolution(a.lang, None, kind, a.detail, base if own else None, content=a.content)
+        return Resolution(a.lang, None, kind, a.detail, base, content=a.content)
     segs = _exchange_segments(history[prev], weight, share, params)
+    band = params.ellipsis_band if kind == ELLIPSIS else 0.0
     return Resolution(a.lang, None, kind, a.detail, SearchQuery(base.segments + tuple(segs)),
-                      (prev,), content=a.content)
+                      (prev,), content=a.content, pool=pool, band=band)

@@ -46,7 +46,7 @@ class PageInfo:
 class RankWeights:
     dense: float = 0.5
     lexical: float = 0.5
-    other_lang_factor: float = 0.85  # a bilingual site answers in the visitor's language
+    other_lang_factor: float = 0.7  # a bilingual site answers in the visitor's language
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,14 @@ class Lexicon:
     distant: tuple[str, ...]
     first: tuple[str, ...]
     rejection: tuple[str, ...]
+    topic_nouns: tuple[str, ...]
+    not_deictic: tuple[str, ...]
+    repeat: tuple[str, ...]
     detail: tuple[str, ...]
     verbs: tuple[str, ...]
     interrogatives: tuple[str, ...]
     repair_markers: tuple[str, ...]
+    answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
 
     def find(self, text: str, phrases: tuple[str, ...]) -> list[str]:
@@ -61,7 +65,8 @@ class Lexicon:
         for words in self.acts.values():
             out.extend(words)
         for group in (self.page, self.site, self.immediate, self.distant, self.first,
-                      self.rejection, self.detail, self.verbs, self.interrogatives):
+                      self.rejection, self.topic_nouns, self.not_deictic, self.repeat,
+                      self.detail, self.verbs, self.interrogatives):
             out.extend(group)
         return tuple(out)
 
@@ -100,9 +105,14 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         distant=_tuple(ref, "distant", f"{lang}.reference"),
         first=_tuple(ref, "first", f"{lang}.reference"),
         rejection=_tuple(ref, "rejection", f"{lang}.reference"),
+        topic_nouns=_tuple(ref, "topic_nouns", f"{lang}.reference"),
+        not_deictic=_tuple(ref, "not_deictic", f"{lang}.reference"),
+        repeat=_tuple(req, "repeat", f"{lang}.request"),
         detail=_tuple(req, "detail", f"{lang}.request"),
         verbs=_tuple(req, "verbs", f"{lang}.request"),
         interrogatives=_tuple(req, "interrogatives", f"{lang}.request"),
         repair_markers=_tuple(rep, "repair_markers", f"{lang}.replies"),
+        answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
+                     for k in data.get("answer_cues", {})},
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
     )
