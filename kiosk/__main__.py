@@ -19,8 +19,9 @@ log = logging.getLogger("kiosk")
 def _progress(iterable: Iterable[Any], total: int) -> Iterable[Any]:
     from tqdm import tqdm
 
-    return tqdm(iterable, total=total, desc="embedding", unit="batch", file=sys.stderr,
-                disable=not sys.stderr.isatty() and total < 4)
+    bar: Iterable[Any] = tqdm(iterable, total=total, desc="embedding", unit="batch",
+                              file=sys.stderr, disable=not sys.stderr.isatty() and total < 4)
+    return bar
 
 
 def _config(args: argparse.Namespace) -> Config:

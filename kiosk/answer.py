@@ -7,6 +7,7 @@ the two best pages the visitor means, never a bare apology.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from kiosk.dialogue.history import History
@@ -42,11 +43,15 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
     return join.join(quoted[:-1]) + last + quoted[-1]
 
 
-def page_sentences(index: SiteIndex, page_id: str) -> list[str]:
+def page_sentences(index: SiteIndex, page_id: str) -> tuple[list[str], list[str]]:
+    """The page's sentences in order, and the heading each stands under."""
     out: list[str] = []
+    heads: list[str] = []
     for chunk in index.page_chunks(page_id):
-        out.extend(sentences(chunk.text))
-    return out
+        found = sentences(chunk.text)
+        out.extend(found)
+        heads.extend([chunk.heading] * len(found))
+    return out, heads
 
 
 def _fits(lang: str, chosen: list[str], extra: str) -> bool:
@@ -58,7 +63,8 @@ def _run_from(sents: list[str], start: int, lang: str, limit: int) -> tuple[int,
     """Consecutive sentences from start, as many as fit the spoken length (at least one)."""
     picked: list[int] = []
     for i in range(start, len(sents)):
-        if picked and (len(picked) >= limit or not _fits(lang, [sents[j] for j in picked], sents[i])):
+        full = len(picked) >= limit or not _fits(lang, [sents[j] for j in picked], sents[i])
+        if picked and full:
             break
         picked.append(i)
     return tuple(picked)
@@ -74,12 +80,22 @@ def _cue_terms(text: str, lex: Lexicon) -> set[str]:
     return cues
 
 
-def _best_start(sents: list[str], query_terms: dict[str, float], cues: set[str]) -> int:
+def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float],
+                cues: set[str]) -> int:
+    """The sentence that best answers the query. Terms are weighted by how rare they are on
+    this page: the page's own topic (in nearly every sentence) tells sentences apart least.
+    A sentence also owns the words of its heading ("Tickets for the planetarium")."""
+    found = [set(terms(sent)) | set(terms(head)) for sent, head in zip(sents, heads, strict=True)]
+    n = len(sents)
+    df: dict[str, int] = {}
+    for words in found:
+        for t in words:
+            df[t] = df.get(t, 0) + 1
     best, best_score = 0, -1.0
-    for i, sent in enumerate(sents):
-        found = set(terms(sent))
-        score = sum(w for t, w in query_terms.items() if t in found)
-        score += 0.3 * len(cues & found) / max(len(cues), 1)
+    for i, words in enumerate(found):
+        score = sum(w * math.log((n + 1) / (df[t] + 0.5)) for t, w in query_terms.items()
+                    if t in words)
+        score += 0.5 * len(cues & words) / max(len(cues), 1)
         score -= 0.01 * i  # earlier sentences introduce; prefer them on ties
         if score > best_score:
             best, best_score = i, score
@@ -108,7 +124,6 @@ def compose(
     params: AnswerParams = AnswerParams(),
 ) -> Reply:
     r = resolution
-    lang = lex.lang
     if r.kind == ACT and r.act:
         return Reply(lex.replies[r.act])
     if r.kind == REPEAT:
@@ -123,7 +138,8 @@ def compose(
             return Reply(text, repair=True)
         info = index.page(screen_page)
         if info is None:
-            text = lex.replies["off_site"].format(listing=listing(index, lex, params.listing_titles))
+            text = lex.replies["off_site"].format(
+                listing=listing(index, lex, params.listing_titles))
             return Reply(text, repair=True)
         return _from_page(r, info.page_id, info.title, index, history, lex, params, summary=True)
     if r.kind == SITE and r.query is None:
@@ -150,7 +166,7 @@ def compose(
 def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, history: History,
                lex: Lexicon, params: AnswerParams, *, summary: bool) -> Reply:
     lang = lex.lang
-    sents = page_sentences(index, page_id)
+    sents, heads = page_sentences(index, page_id)
     if not sents:
         return Reply(lex.replies["detail_end"].format(title=title), page_id, title, repair=False)
     already: set[int] = set()
@@ -167,7 +183,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     if summary:
         if r.query is not None:
-            start = _best_start(sents, SiteIndex.query_terms(r.query), set())
+            start = _best_start(sents, heads, SiteIndex.query_terms(r.query), set())
         else:
             start = 0
         picked = _run_from(sents, start, lang, params.max_sentences)
@@ -176,7 +192,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     assert r.query is not None
     utterance = r.query.segments[0].text
-    start = _best_start(sents, SiteIndex.query_terms(r.query), _cue_terms(utterance, lex))
+    start = _best_start(sents, heads, SiteIndex.query_terms(r.query), _cue_terms(utterance, lex))
     picked = _run_from(sents, start, lang, params.max_sentences)
     return Reply(lex.replies["answer"].format(body=_speak(sents, picked, lang)),
                  page_id, title, picked)

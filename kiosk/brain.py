@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from kiosk.answer import AnswerParams, Reply, compose
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import load_lexicon
-from kiosk.dialogue.query import SearchQuery
+from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import (
     PAGE,
     REPEAT,
@@ -22,6 +22,7 @@ from kiosk.dialogue.resolver import (
     ResolverParams,
     analyze,
     decide,
+    is_repair,
 )
 from kiosk.retrieval.embedder import Embedder
 from kiosk.retrieval.index import PageHit, RankWeights, SiteIndex
@@ -57,11 +58,9 @@ class TurnResult:
     def exchange(self, reply_text: str | None = None) -> Exchange:
         """The exchange to remember; `reply_text` overrides what the avatar said (evaluation)."""
         lex = load_lexicon(self.lang)
-        from kiosk.dialogue.resolver import is_repair
-
         text = self.reply.text if reply_text is None else reply_text
         repair = self.reply.repair if reply_text is None else is_repair(reply_text, lex)
-        context = ()
+        context: tuple[QuerySegment, ...] = ()
         if self.resolution.query is not None:
             context = tuple(s for s in self.resolution.query.segments if s.role != "utterance")
         return Exchange(
@@ -100,12 +99,11 @@ class Brain:
         """Order the bare search's first `pool` pages (those within `band` of the best) by the
         context query; the rest follow in bare order."""
         floor = band * bare[0].score if bare else 0.0
-        head_bare = [h for h in bare[:pool] if h.score >= floor]
-        candidates = {h.page_id for h in head_bare}
-        ranked = self.index.search(query, self.embedder, lang, self.params.rank,
-                                   len(self.index.pages))
-        head = [h for h in ranked if h.page_id in candidates]
-        return head + [h for h in bare if h.page_id not in candidates]
+        candidates = [h.page_id for h in bare[:pool] if h.score >= floor]
+        head = self.index.search(query, self.embedder, lang, self.params.rank,
+                                 len(candidates), only=candidates)
+        chosen = set(candidates)
+        return head + [h for h in bare if h.page_id not in chosen]
 
     def respond(self, history: History, utterance: str, screen_page: str | None = None,
                 lang: str | None = None) -> TurnResult:

@@ -49,7 +49,8 @@ def load_dialogues(path: Path) -> list[Dialogue]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError as exc:
-        raise KioskError("eval", f"dialogue file {path} not found", "pass --dialogues FILE") from exc
+        raise KioskError("eval", f"dialogue file {path} not found",
+                         "pass --dialogues FILE") from exc
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue

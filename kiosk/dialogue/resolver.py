@@ -160,28 +160,33 @@ def analyze(utterance: str, history: History, lex: Lexicon,
     content = tuple(content_terms(text))
     strength = content_strength(text)
     detail = bool(lex.find(text, lex.detail))
+
+    def found(kind: str, *, act: str | None = None, rejection: bool = False,
+              distant: int | None = None) -> Analysis:
+        return Analysis(lex.lang, utterance, text, act, kind, detail and act is None, rejection,
+                        content, strength, distant)
+
     act = classify_act(text, lex)
     if act is not None:
-        return Analysis(lex.lang, utterance, text, act, ACT, False, False, content, strength)
+        return found(ACT, act=act)
     if history and lex.find(text, lex.repeat):
         return Analysis(lex.lang, utterance, text, None, REPEAT, False, False, content, strength)
     rejection = bool(lex.find(text, lex.rejection))
     if lex.find(text, lex.site) and not lex.find(text, lex.page):
-        return Analysis(lex.lang, utterance, text, None, SITE, detail, rejection, content, strength)
+        return found(SITE, rejection=rejection)
     if lex.find(text, lex.page):
-        return Analysis(lex.lang, utterance, text, None, PAGE, detail, rejection, content, strength)
+        return found(PAGE, rejection=rejection)
     if rejection:
-        return Analysis(lex.lang, utterance, text, None, INDEPENDENT, detail, True, content, strength)
+        return found(INDEPENDENT, rejection=True)
     if history and lex.find(text, lex.distant):
         want_first = bool(lex.find(text, lex.first))
         clue = tuple(content_terms(lex.strip(text, lex.topic_nouns)))
         chosen = _pick_distant(clue, history, want_first, params)
         if chosen is not None:
-            return Analysis(lex.lang, utterance, text, None, DISTANT, detail, False, content, strength,
-                            chosen)
+            return found(DISTANT, distant=chosen)
     if history and lex.find(lex.strip(text, lex.not_deictic), lex.immediate):
-        return Analysis(lex.lang, utterance, text, None, IMMEDIATE, detail, False, content, strength)
-    return Analysis(lex.lang, utterance, text, None, INDEPENDENT, detail, False, content, strength)
+        return found(IMMEDIATE)
+    return found(INDEPENDENT)
 
 
 def _merge(segs: list[QuerySegment]) -> list[QuerySegment]:

@@ -34,7 +34,8 @@ class Embedder(Protocol):
 def _normalize(vectors: npt.NDArray[Any]) -> Vectors:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+    out: Vectors = (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+    return out
 
 
 class OnnxEmbedder:

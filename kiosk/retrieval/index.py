@@ -69,6 +69,7 @@ class SiteIndex:
         default_factory=lambda: np.zeros(0, dtype=np.int32), init=False, repr=False)
     _page_lang_en: npt.NDArray[np.bool_] = field(
         default_factory=lambda: np.zeros(0, dtype=np.bool_), init=False, repr=False)
+    _langs: frozenset[str] = field(default_factory=frozenset, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._page_pos = {p.page_id: i for i, p in enumerate(self.pages)}
@@ -77,6 +78,7 @@ class SiteIndex:
             owner[p.first_chunk:p.first_chunk + p.n_chunks] = i
         self._chunk_page = owner
         self._page_lang_en = np.array([p.lang == "en" for p in self.pages], dtype=np.bool_)
+        self._langs = frozenset(p.lang for p in self.pages)
 
     # ------------------------------------------------------------ lookup
 
@@ -90,8 +92,8 @@ class SiteIndex:
             return []
         return self.chunks[info.first_chunk:info.first_chunk + info.n_chunks]
 
-    def langs(self) -> set[str]:
-        return {p.lang for p in self.pages}
+    def langs(self) -> frozenset[str]:
+        return self._langs
 
     def overview_pages(self, lang: str) -> list[PageInfo]:
         """Home / index pages: the natural answer to 'what is on this site'."""
@@ -110,7 +112,8 @@ class SiteIndex:
         vecs = embedder.embed_queries(texts)
         combined = (vecs * weights[:, None]).sum(axis=0)
         norm = float(np.linalg.norm(combined))
-        return (combined / norm if norm > 0 else combined).astype(np.float32)
+        out: Vectors = (combined / norm if norm > 0 else combined).astype(np.float32)
+        return out
 
     @staticmethod
     def query_terms(query: SearchQuery) -> dict[str, float]:
@@ -130,17 +133,35 @@ class SiteIndex:
         dense = self.vectors @ self.query_vector(query, embedder)
         lex, upper = self.lexical.score(self.query_terms(query))
         lex_norm = lex / upper if upper > 0 else lex
-        return (weights.dense * np.maximum(dense, 0.0) + weights.lexical * lex_norm).astype(
-            np.float32)
+        scores: npt.NDArray[np.float32] = (
+            weights.dense * np.maximum(dense, 0.0) + weights.lexical * lex_norm).astype(np.float32)
+        return scores
 
-    def rank_pages(self, chunk_scores: npt.NDArray[np.float32], lang: str,
-                   weights: RankWeights, top: int = 10) -> list[PageHit]:
+    def page_scores(self, chunk_scores: npt.NDArray[np.float32], lang: str,
+                    weights: RankWeights) -> npt.NDArray[np.float32]:
+        """A page scores its best chunk; pages in another language than the visitor's are
+        discounted when the site has both."""
         page_best = np.full(len(self.pages), -1.0, dtype=np.float32)
         np.maximum.at(page_best, self._chunk_page, chunk_scores)
-        if len(self.langs()) > 1:
+        if len(self._langs) > 1:
             other = self._page_lang_en if lang == "ja" else ~self._page_lang_en
-            page_best = np.where(other, page_best * weights.other_lang_factor, page_best)
-        order = np.argsort(-page_best, kind="stable")[:top]
+            page_best = np.where(other, page_best * weights.other_lang_factor,
+                                 page_best).astype(np.float32)
+        return page_best
+
+    def rank_pages(self, chunk_scores: npt.NDArray[np.float32], lang: str,
+                   weights: RankWeights, top: int = 10,
+                   only: list[int] | None = None) -> list[PageHit]:
+        """Best pages first; `only` restricts the ranking to these page positions."""
+        page_best = self.page_scores(chunk_scores, lang, weights)
+        if only is not None:
+            positions = np.array(only, dtype=np.int64)
+            order = positions[np.argsort(-page_best[positions], kind="stable")][:top]
+        elif top < len(page_best):
+            part = np.argpartition(-page_best, top)[:top]
+            order = part[np.argsort(-page_best[part], kind="stable")]
+        else:
+            order = np.argsort(-page_best, kind="stable")
         hits: list[PageHit] = []
         for pos in order:
             info = self.pages[int(pos)]
@@ -150,8 +171,11 @@ class SiteIndex:
         return hits
 
     def search(self, query: SearchQuery, embedder: Embedder, lang: str,
-               weights: RankWeights = RankWeights(), top: int = 10) -> list[PageHit]:
-        return self.rank_pages(self.chunk_scores(query, embedder, weights), lang, weights, top)
+               weights: RankWeights = RankWeights(), top: int = 10,
+               only: list[str] | None = None) -> list[PageHit]:
+        positions = None if only is None else [self._page_pos[p] for p in only]
+        return self.rank_pages(self.chunk_scores(query, embedder, weights), lang, weights, top,
+                               positions)
 
     # ------------------------------------------------------------ persistence
 
@@ -177,7 +201,8 @@ class SiteIndex:
     @classmethod
     def load(cls, path: Path) -> SiteIndex:
         if not path.is_file():
-            raise SiteIndexError(f"no site index at {path}", f"build it: kiosk index SITE --out {path}")
+            raise SiteIndexError(f"no site index at {path}",
+                                 f"build it: kiosk index SITE --out {path}")
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta: dict[str, Any] = json.loads(bytes(data["meta"]).decode())

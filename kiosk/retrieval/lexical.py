@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from dataclasses import dataclass
 
@@ -24,22 +25,25 @@ class LexicalIndex:
     @classmethod
     def build(cls, chunk_terms: list[list[str]]) -> LexicalIndex:
         vocab: dict[str, int] = {}
-        per_term: list[list[tuple[int, int]]] = []
+        # Flat typed arrays, not per-term Python lists: a 5,000-page site has millions of
+        # postings, and tuples of them would dominate the process's peak memory.
+        tids = array("i")
+        cids = array("i")
+        tfs = array("f")
         lengths = np.zeros(len(chunk_terms), dtype=np.float32)
         for cid, words in enumerate(chunk_terms):
             lengths[cid] = len(words)
             for term, tf in Counter(words).items():
-                tid = vocab.setdefault(term, len(vocab))
-                if tid == len(per_term):
-                    per_term.append([])
-                per_term[tid].append((cid, tf))
-        counts = np.array([len(p) for p in per_term], dtype=np.int64)
-        indptr = np.zeros(len(per_term) + 1, dtype=np.int64)
+                tids.append(vocab.setdefault(term, len(vocab)))
+                cids.append(cid)
+                tfs.append(tf)
+        tid_arr = np.frombuffer(tids, dtype=np.int32)
+        order = np.argsort(tid_arr, kind="stable")
+        counts = np.bincount(tid_arr, minlength=len(vocab)).astype(np.int64)
+        indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        post_chunk = np.fromiter((c for p in per_term for c, _ in p), dtype=np.int32,
-                                 count=int(indptr[-1]))
-        post_tf = np.fromiter((t for p in per_term for _, t in p), dtype=np.float32,
-                              count=int(indptr[-1]))
+        post_chunk = np.frombuffer(cids, dtype=np.int32)[order].copy()
+        post_tf = np.frombuffer(tfs, dtype=np.float32)[order].copy()
         n = max(len(chunk_terms), 1)
         idf = np.log(1.0 + (n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
         return cls(vocab, indptr, post_chunk, post_tf, lengths, idf)

@@ -20,7 +20,8 @@ from kiosk.text import detect_lang, sentences
 log = logging.getLogger(__name__)
 
 PAGE_SUFFIXES = (".md", ".markdown", ".html", ".htm")
-MAX_PAGE_CHARS = 200_000  # a giant page is cut here (and said so): one page must not swamp the index
+# A giant page is cut here (and said so): one page must not swamp the index.
+MAX_PAGE_CHARS = 200_000
 CHUNK_CHARS = {"ja": 280, "en": 600}
 
 

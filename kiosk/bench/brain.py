@@ -1,0 +1,120 @@
+"""`kiosk bench brain`: per-turn latency of resolve + retrieve + answer, index build time, RSS.
+
+Turns replay the bundled demo dialogues (both languages) against the demo site and against a
+generated site of N pages made from the demo site's own sentences. The bare-utterance search
+(`raw`) is timed in the same run as the baseline the resolver's cost is read against.
+"""
+
+from __future__ import annotations
+
+import random
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from kiosk.brain import Brain
+from kiosk.config import DEMO_DIR, DEMO_SITE, Config
+from kiosk.dialogue.history import History
+from kiosk.dialogue.query import SearchQuery
+from kiosk.eval import Dialogue, load_dialogues
+from kiosk.models import load_manifest
+from kiosk.retrieval.embedder import Embedder, load_embedder
+from kiosk.retrieval.index import build_index
+from kiosk.retrieval.site import load_site
+from kiosk.text import sentences
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return {"p50": round(statistics.median(ordered), 2), "p95": round(p95, 2)}
+
+
+def generate_site(folder: Path, pages: int, seed: int = 7) -> None:
+    """A site of `pages` pages, half English half Japanese, built from the demo's sentences
+    with numbered names so that pages share vocabulary but differ."""
+    demo_pages, _ = load_site(DEMO_SITE)
+    pools: dict[str, list[str]] = {"en": [], "ja": []}
+    for page in demo_pages:
+        for section in page.sections:
+            pools[page.lang].extend(sentences(section.text))
+    rng = random.Random(seed)
+    for i in range(pages):
+        lang = "en" if i % 2 == 0 else "ja"
+        pool = pools[lang]
+        sub = folder / lang / f"{i // 500:02d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        title = f"Exhibit {i}" if lang == "en" else f"展示 {i}"
+        lines = [f"# {title}"]
+        for s in range(3):
+            lines.append(f"## {'Part' if lang == 'en' else 'パート'} {s + 1}")
+            lines.extend(rng.sample(pool, 3))
+        (sub / f"page-{i:05d}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _time_turns(brain: Brain, dialogues: list[Dialogue], turns: int) -> tuple[list[float],
+                                                                               list[float]]:
+    """Per-turn ms of the whole brain, and of the bare-utterance search alone (baseline)."""
+    resolved: list[float] = []
+    bare: list[float] = []
+    while len(resolved) < turns:
+        for dialogue in dialogues:
+            history: History = ()
+            for turn in dialogue.turns:
+                start = time.perf_counter()
+                result = brain.respond(history, turn.user, turn.screen, dialogue.lang)
+                resolved.append((time.perf_counter() - start) * 1000.0)
+                start = time.perf_counter()
+                brain.search(SearchQuery.of(turn.user), dialogue.lang)
+                bare.append((time.perf_counter() - start) * 1000.0)
+                history = (*history, result.exchange())
+                if len(resolved) >= turns:
+                    return resolved, bare
+    return resolved, bare
+
+
+def _site_run(embedder: Embedder, site: Path, dialogues: list[Dialogue],
+              turns: int) -> tuple[dict[str, Any], float]:
+    start = time.perf_counter()
+    index = build_index(site, embedder)
+    build_s = time.perf_counter() - start
+    brain = Brain(index, embedder)
+    _time_turns(brain, dialogues, min(20, turns))  # warm caches before timing
+    resolved, bare = _time_turns(brain, dialogues, turns)
+    figures: dict[str, Any] = {**_percentiles(resolved), "bare_search": _percentiles(bare),
+               "pages": len(index.pages), "chunks": len(index.chunks)}
+    figures["ratio_p50_vs_bare"] = round(figures["p50"] / max(figures["bare_search"]["p50"],
+                                                               1e-9), 2)
+    return figures, build_s
+
+
+def run(cfg: Config, *, pages: int = 5000, turns: int = 400) -> dict[str, Any]:
+    embedder = load_embedder(load_manifest()[cfg.brain.embedder], cfg.paths.models_path())
+    dialogues = (load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")
+                 + load_dialogues(DEMO_DIR / "dialogues" / "ja.jsonl"))
+    demo, demo_build_s = _site_run(embedder, DEMO_SITE, dialogues, turns)
+    with tempfile.TemporaryDirectory() as tmp:
+        generate_site(Path(tmp), pages)
+        big, big_build_s = _site_run(embedder, Path(tmp), dialogues, turns)
+    key = f"pages{pages}"
+    return {
+        "turn_ms": {"demo": demo, key: big},
+        "index_build_s": {"demo": round(demo_build_s, 2), key: round(big_build_s, 2)},
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+        "embedder": embedder.name,
+    }
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = [f"embedder: {report['embedder']}"]
+    for site, t in report["turn_ms"].items():
+        lines.append(
+            f"{site:>10}: {t['pages']} pages, {t['chunks']} chunks; turn p50 {t['p50']} ms, "
+            f"p95 {t['p95']} ms (bare search p50 {t['bare_search']['p50']} ms, "
+            f"ratio {t['ratio_p50_vs_bare']}x); index build "
+            f"{report['index_build_s'][site]} s")
+    lines.append(f"peak RSS: {report['peak_rss_mb']} MB")
+    return "\n".join(lines)

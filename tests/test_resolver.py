@@ -1,0 +1,221 @@
+"""The resolver's decisions, table-driven, in both languages. Pure: no index, no clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from kiosk.dialogue.history import Exchange
+from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.dialogue.query import QuerySegment
+from kiosk.dialogue.resolver import (
+    ACT,
+    DISTANT,
+    ELLIPSIS,
+    IMMEDIATE,
+    INDEPENDENT,
+    PAGE,
+    REPEAT,
+    SITE,
+    ResolverParams,
+    analyze,
+    classify_act,
+    decide,
+    is_repair,
+)
+
+P = ResolverParams()
+
+EN_HISTORY = (
+    Exchange("are there any rules about streaming on youtube",
+             "Live streaming to YouTube needs permission in advance.", "en",
+             page_id="en/photography.md", page_title="Photography and Live Streaming"),
+    Exchange("what time does the robot show start",
+             "A humanoid robot dances at 11:30 and 14:00.", "en",
+             page_id="en/robot-lab.md", page_title="Robot Lab"),
+    Exchange("where is the cafe", "The Harbor Cafe is on the ground floor.", "en",
+             page_id="en/cafe.md", page_title="Harbor Cafe"),
+)
+JA_HISTORY = (
+    Exchange("YouTubeで配信するときのルールはあるかな",
+             "ライブ配信には事前の許可が必要です。", "ja",
+             page_id="ja/photography.md", page_title="写真撮影・動画・ライブ配信"),
+    Exchange("アバター案内係ってなに",
+             "アバターは入口の画面に映っている話すキャラクターです。", "ja",
+             page_id="ja/avatar-guide.md", page_title="アバター案内係について"),
+    Exchange("ロボットの実演は何時から", "人型ロボットの実演は11時30分からです。", "ja",
+             page_id="ja/robot-lab.md", page_title="ロボットラボ"),
+)
+
+
+def _history(lang: str) -> tuple[Exchange, ...]:
+    return EN_HISTORY if lang == "en" else JA_HISTORY
+
+
+@pytest.mark.parametrize(
+    ("lang", "utterance", "kind", "act", "detail"),
+    [
+        # acts: no search
+        ("en", "hello", ACT, "greeting", False),
+        ("en", "thanks that's helpful", ACT, "thanks", False),
+        ("en", "ok thanks bye", ACT, "farewell", False),
+        ("en", "stop", ACT, "stop", False),
+        ("ja", "ありがとうございます", ACT, "thanks", False),
+        ("ja", "ストップ", ACT, "stop", False),
+        ("ja", "なるほどね", ACT, "ack", False),
+        # an act word inside a question is not an act
+        ("ja", "それはいくら", IMMEDIATE, None, False),
+        ("en", "wait you're not explaining in detail", INDEPENDENT, None, True),
+        ("en", "great what time does it open", IMMEDIATE, None, False),
+        # situational: the screen and the site
+        ("en", "what's on this page", PAGE, None, False),
+        ("ja", "このページには何が書いてあるの", PAGE, None, False),
+        ("en", "what other pages are on this site", SITE, None, False),
+        ("ja", "このサイトにはほかにどんなページがある", SITE, None, False),
+        # immediate: the previous exchange
+        ("en", "can you explain that in more detail", IMMEDIATE, None, True),
+        ("ja", "それを詳しく説明してくれる", IMMEDIATE, None, True),
+        ("ja", "具体的なステップは。", IMMEDIATE, None, True),  # nominalized, no verb
+        # distant: the exchange the clue overlaps
+        ("en", "what about the streaming thing from earlier", DISTANT, None, False),
+        ("ja", "さっきの配信の話だけど", DISTANT, None, False),
+        ("ja", "さっきのアバターの話", DISTANT, None, False),
+        # independent interrogatives carry their own terms
+        ("en", "why do i need permission to live stream", INDEPENDENT, None, False),
+        ("ja", "なんで配信に許可がいるの", INDEPENDENT, None, False),
+        # long detail requests keep the detail flag, whatever their length
+        ("en", "i'd really like to hear much more about the theater that shows the old eruption",
+         IMMEDIATE, None, True),
+        ("ja", "大正噴火を再現するシアターがどんなものなのかをもっとくわしく知りたいです",
+         IMMEDIATE, None, True),
+        # repeat requests
+        ("en", "sorry could you say that again", REPEAT, None, False),
+        ("ja", "もう一回言って", REPEAT, None, False),
+        # "after that" is time, not a reference
+        ("ja", "そのあとお昼ごはんはどこで食べられる", INDEPENDENT, None, False),
+    ],
+)
+def test_analysis(lang: str, utterance: str, kind: str, act: str | None, detail: bool) -> None:
+    a = analyze(utterance, _history(lang), load_lexicon(lang), P)
+    assert (a.kind, a.act, a.detail) == (kind, act, detail)
+
+
+@pytest.mark.parametrize(
+    ("lang", "utterance", "expected_page"),
+    [
+        ("en", "what about the streaming thing from earlier", "en/photography.md"),
+        ("en", "going back to the robot you mentioned", "en/robot-lab.md"),
+        ("ja", "さっきのアバターの話", "ja/avatar-guide.md"),
+        ("ja", "先ほどの配信の話で 音はどうするの", "ja/photography.md"),
+    ],
+)
+def test_distant_reference_picks_the_overlapping_exchange_across_other_topics(
+        lang: str, utterance: str, expected_page: str) -> None:
+    history = _history(lang)
+    a = analyze(utterance, history, load_lexicon(lang), P)
+    assert a.kind == DISTANT and a.distant_index is not None
+    assert history[a.distant_index].page_id == expected_page
+    r = decide(a, history, P)
+    assert r.query is not None
+    texts = [s.text for s in r.query.segments]
+    assert texts[0] == utterance  # the visitor's words, as spoken
+    assert history[a.distant_index].user in texts
+    others = [ex.user for i, ex in enumerate(history) if i != a.distant_index]
+    assert not any(o in texts for o in others)  # only the relevant exchange rides along
+
+
+def test_distant_marker_without_a_matching_exchange_is_not_distant() -> None:
+    a = analyze("what about the dinosaurs from earlier", EN_HISTORY, load_lexicon("en"), P)
+    assert a.kind != DISTANT
+
+
+def test_immediate_adds_the_whole_previous_exchange_visitor_and_avatar() -> None:
+    a = analyze("can you explain that in more detail", EN_HISTORY, load_lexicon("en"), P)
+    r = decide(a, EN_HISTORY, P)
+    assert r.query is not None
+    roles = {s.role: s.text for s in r.query.segments}
+    assert roles["utterance"] == "can you explain that in more detail"
+    assert roles["user"] == EN_HISTORY[-1].user
+    assert roles["reply"] == EN_HISTORY[-1].reply
+
+
+def test_apology_in_history_is_never_search_context() -> None:
+    lex = load_lexicon("ja")
+    apology = "すみません、もう少し…"
+    assert is_repair(apology, lex)
+    history = (*JA_HISTORY[:1], Exchange("それを詳しく説明してくれる", apology, "ja", repair=True,
+                                       context=(QuerySegment(JA_HISTORY[0].user, 0.5, "user"),)))
+    a = analyze("えっ詳しく説明してくれないの", history, lex, P)
+    r = decide(a, history, P)
+    assert r.query is not None
+    texts = " ".join(s.text for s in r.query.segments)
+    assert apology not in texts
+    assert JA_HISTORY[0].user in texts  # the topic survives through the apology
+
+
+def test_english_apology_detected() -> None:
+    assert is_repair("Sorry, could you say that again?", load_lexicon("en"))
+    assert not is_repair("The cafe is open from 10:00.", load_lexicon("en"))
+
+
+def test_independent_question_with_confident_bare_search_gets_no_context() -> None:
+    a = analyze("why do i need permission to live stream", EN_HISTORY, load_lexicon("en"), P)
+    assert a.needs_confidence
+    r = decide(a, EN_HISTORY, P, bare_confidence=(0.6, 0.5))
+    assert r.kind == INDEPENDENT and r.query is not None and len(r.query.segments) == 1
+
+
+def test_weak_bare_search_adds_previous_exchange_as_ellipsis() -> None:
+    a = analyze("what are the opening times of the dome", EN_HISTORY, load_lexicon("en"), P)
+    r = decide(a, EN_HISTORY, P, bare_confidence=(0.1, 0.05))
+    assert r.kind == ELLIPSIS and r.query is not None and len(r.query.segments) > 1
+    assert r.pool > 0  # own content: context only reorders what the words found
+
+
+def test_detail_complaint_without_deixis_takes_the_previous_exchange() -> None:
+    a = analyze("wait you're not explaining in detail", EN_HISTORY, load_lexicon("en"), P)
+    r = decide(a, EN_HISTORY, P)
+    assert r.kind == ELLIPSIS and r.detail and r.pool == 0
+
+
+def test_contentless_follow_up_without_deixis_takes_context() -> None:
+    a = analyze("until what time", EN_HISTORY, load_lexicon("en"), P)
+    r = decide(a, EN_HISTORY, P)
+    assert r.kind == ELLIPSIS and r.pool == 0
+    assert r.query is not None and EN_HISTORY[-1].user in [s.text for s in r.query.segments]
+
+
+def test_rejection_keeps_the_question_but_not_the_rejected_answer() -> None:
+    a = analyze("no i mean the robot that draws portraits", EN_HISTORY, load_lexicon("en"), P)
+    assert a.rejection
+    r = decide(a, EN_HISTORY, P)
+    assert r.query is not None
+    texts = [s.text for s in r.query.segments]
+    assert EN_HISTORY[-1].user in texts and EN_HISTORY[-1].reply not in texts
+    assert r.avoid_page is None
+
+
+def test_bare_rejection_turns_away_from_the_page_just_given() -> None:
+    r = decide(analyze("no not that one", EN_HISTORY, load_lexicon("en"), P), EN_HISTORY, P)
+    assert r.avoid_page == "en/cafe.md"
+
+
+def test_acts_are_not_used_as_context() -> None:
+    history = (*EN_HISTORY, Exchange("thank you", "You're welcome.", "en", act="thanks"))
+    r = decide(analyze("tell me more", history, load_lexicon("en"), P), history, P)
+    assert r.query is not None
+    assert EN_HISTORY[-1].user in [s.text for s in r.query.segments]
+
+
+def test_first_turn_searches_its_own_words() -> None:
+    r = decide(analyze("what is there to see", (), load_lexicon("en"), P), (), P)
+    assert r.query is not None and r.query.segments[0].text == "what is there to see"
+
+
+@pytest.mark.parametrize(
+    ("text", "act"),
+    [("hi there", "greeting"), ("good morning", "greeting"), ("thank you very much", "thanks"),
+     ("see you later", "farewell"), ("i see", "ack"), ("never mind", "stop"),
+     ("where is the toilet", None), ("thanks where is the toilet", None)],
+)
+def test_classify_act_english(text: str, act: str | None) -> None:
+    assert classify_act(text, load_lexicon("en")) == act

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kiosk.errors import SiteError
+from kiosk.retrieval import site as site_mod
+from kiosk.retrieval.site import chunk_page, load_page, load_site, parse_html, parse_markdown
+
+
+def test_markdown_front_matter_title_and_template_tags_are_not_text() -> None:
+    title, sections = parse_markdown(
+        "---\ntitle: \"Opening Hours\"\nlayout: page\n---\n"
+        "# Heading One\nOpen {{ site.hours }} daily. {% include note.html %}\n\n"
+        "## Closed\n- Mondays\n- [Holidays](holidays.md)\n\n```sql\nSELECT 1;\n```\n")
+    assert title == "Opening Hours"
+    text = "\n".join(s.text for s in sections)
+    assert "layout" not in text and "site.hours" not in text and "include" not in text
+    assert "Holidays" in text and "holidays.md" not in text
+    assert [s.heading for s in sections] == ["Heading One", "Closed"]
+    assert sections[1].code == "SELECT 1;" and "SELECT" not in sections[1].text
+
+
+def test_markdown_title_falls_back_to_first_heading() -> None:
+    assert parse_markdown("intro\n# The Title\nbody")[0] == "The Title"
+
+
+def test_html_main_text_only_with_a_real_parser() -> None:
+    title, sections = parse_html(
+        "<html><head><title>Tickets</title><script>var x = '<p>no</p>';</script></head><body>"
+        "<nav>Home | About</nav><main><h1>Admission</h1><p>Adults 1,200 yen.<br>Kids free."
+        "<h2>Discounts</h2><p>Seniors &amp; students pay less.</main><footer>(c)</footer>")
+    assert title == "Tickets"
+    text = "\n".join(s.text for s in sections)
+    assert "Home" not in text and "(c)" not in text and "var x" not in text
+    assert "Seniors & students pay less." in text
+    assert [s.heading for s in sections] == ["Admission", "Discounts"]
+
+
+def test_html_without_main_keeps_body_and_uses_h1_when_no_title() -> None:
+    title, sections = parse_html("<body><h1>Cafe</h1><p>Curry rice<p>Ice cream</body>")
+    assert title == "Cafe"
+    assert sections[0].text.splitlines() == ["Curry rice", "Ice cream"]
+
+
+def test_page_ids_are_relative_with_forward_slashes(tmp_path: Path) -> None:
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "a-page.md").write_text("hello there", encoding="utf-8")
+    pages, problems = load_site(tmp_path)
+    assert [p.page_id for p in pages] == ["en/a-page.md"]
+    assert pages[0].title == "a page"  # file stem when nothing else names it
+    assert problems == []
+
+
+def test_empty_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SiteError, match=r"no \.md or \.html pages"):
+        load_site(tmp_path)
+
+
+def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SiteError, match="does not exist"):
+        load_site(tmp_path / "nope")
+
+
+def test_undecodable_page_is_reported_by_name_and_the_rest_load(tmp_path: Path) -> None:
+    (tmp_path / "good.md").write_text("# Good\nfine text", encoding="utf-8")
+    (tmp_path / "bad.md").write_bytes(b"# Bad\n\xff\xfe\x00broken")
+    pages, problems = load_site(tmp_path)
+    assert [p.page_id for p in pages] == ["good.md"]
+    assert len(problems) == 1 and problems[0].path.endswith("bad.md")
+    assert "UTF-8" in problems[0].message
+
+
+def test_duplicate_ids_after_unicode_normalization_are_reported(tmp_path: Path) -> None:
+    nfc, nfd = "caf\u00e9.md", "cafe\u0301.md"
+    (tmp_path / nfc).write_text("one", encoding="utf-8")
+    (tmp_path / nfd).write_text("two", encoding="utf-8")
+    if len(list(tmp_path.iterdir())) < 2:
+        pytest.skip("this filesystem folds the two names into one")
+    pages, problems = load_site(tmp_path)
+    assert len(pages) == 1
+    assert any("duplicate page id" in p.message for p in problems)
+
+
+def test_giant_page_is_cut_and_still_indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(site_mod, "MAX_PAGE_CHARS", 1000)
+    (tmp_path / "big.md").write_text("# Big\n" + "word. " * 5000, encoding="utf-8")
+    page = load_page(tmp_path / "big.md", tmp_path)
+    assert sum(len(s.text) for s in page.sections) <= 1000
+    assert "big.md" in caplog.text
+
+
+def test_chunks_follow_headings_and_length() -> None:
+    body = "\n".join(f"Sentence number {i} is here." for i in range(100))
+    _, sections = parse_markdown(f"# A\nshort\n# B\n{body}")
+    page = site_mod.Page("p.md", "P", "en", tuple(sections), "h")
+    chunks = chunk_page(page)
+    assert chunks[0].heading == "A" and chunks[0].text == "short"
+    assert all(c.heading == "B" for c in chunks[1:]) and len(chunks) > 3
+    assert all(len(c.text) <= site_mod.CHUNK_CHARS["en"] + 40 for c in chunks)
+
+
+def test_page_without_text_still_has_one_chunk() -> None:
+    page = site_mod.Page("p.md", "Only Title", "en", (), "h")
+    assert [c.text for c in chunk_page(page)] == ["Only Title"]

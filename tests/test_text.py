@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import pytest
+
+from kiosk.text import (
+    bigrams,
+    content_strength,
+    content_terms,
+    detect_lang,
+    normalize,
+    overlap,
+    sentences,
+    spell_numbers,
+    terms,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("プラネタリウム の 料金 は いくら", "プラネタリウムの料金はいくら"),
+        ("  Hello   World ", "hello world"),
+        ("ＡＢＣ１２３", "abc123"),
+        ("Wi-Fi は ある", "wi-fi はある"),
+    ],
+)
+def test_normalize_folds_width_case_and_recognizer_spaces(raw: str, expected: str) -> None:
+    assert normalize(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("ten thirty", "10 30"),
+        ("twenty five people", "25 people"),
+        ("two hundred yen", "200 yen"),
+        ("is there one for kids", "is there one for kids"),
+        ("one hundred", "100"),
+    ],
+)
+def test_spelled_numbers_become_digits(raw: str, expected: str) -> None:
+    assert spell_numbers(raw) == expected
+
+
+def test_terms_english_stems_and_drops_stopwords() -> None:
+    assert terms("Tell me about the planetarium tickets") == ["planetarium", "ticket"]
+
+
+def test_terms_japanese_bigrams_do_not_cross_script_changes() -> None:
+    found = terms("プラネタリウムの料金", for_query=True)
+    assert "ムの" not in found and "の料" not in found
+    assert "料金" in found and "プラ" in found
+
+
+def test_index_terms_keep_single_kanji_so_one_kanji_queries_match() -> None:
+    assert "車" in terms("駐車場")
+    assert "車" not in terms("駐車場", for_query=True)
+
+
+def test_query_terms_drop_hiragana_function_words() -> None:
+    assert terms("それはいくらですか", for_query=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"), [("このページは何", "ja"), ("what is this", "en"), ("YouTubeの配信", "ja")]
+)
+def test_detect_lang(text: str, lang: str) -> None:
+    assert detect_lang(text) == lang
+
+
+def test_content_terms_remove_deixis_and_request_words() -> None:
+    assert content_terms("can you explain that in more detail") == []
+    assert content_terms("それを詳しく説明してくれる") == []
+    assert content_terms("what time does the robot show start") == ["robot", "show", "start"]
+
+
+@pytest.mark.parametrize(
+    ("text", "at_least", "below"),
+    [
+        ("車はどこにとめられますか", 1.0, 2.0),  # a noun kanji before a particle counts
+        ("だれが作ったの", 0.0, 1.0),  # a verb stem does not
+        ("wait you're not explaining in detail", 0.0, 1.0),
+        ("how much is the planetarium for children", 2.0, 99.0),
+    ],
+)
+def test_content_strength(text: str, at_least: float, below: float) -> None:
+    assert at_least <= content_strength(text) < below
+
+
+def test_bigram_overlap_finds_the_clue() -> None:
+    clue = bigrams("アバター")
+    assert overlap(clue, bigrams("アバター案内係ってなに")) == 1.0
+    assert overlap(clue, bigrams("プラネタリウムの料金")) == 0.0
+    assert overlap(set(), bigrams("anything")) == 0.0
+
+
+def test_sentences_split_both_languages() -> None:
+    assert sentences("一つ目です。二つ目！\nFirst one. Second one?") == [
+        "一つ目です。", "二つ目！", "First one.", "Second one?"]
