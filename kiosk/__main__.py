@@ -35,7 +35,15 @@ def _config(args: argparse.Namespace) -> Config:
         paths = dataclasses.replace(paths, site=args.site)
     if getattr(args, "index", None):
         paths = dataclasses.replace(paths, index=args.index)
-    return dataclasses.replace(cfg, paths=paths)
+    brain = cfg.brain
+    if getattr(args, "embedder", None):
+        brain = dataclasses.replace(brain, embedder=args.embedder)
+    ranker = getattr(args, "ranker", None)
+    if ranker == "dense":
+        brain = dataclasses.replace(brain, rank=dataclasses.replace(brain.rank, lexical=0.0))
+    elif ranker == "lexical":
+        brain = dataclasses.replace(brain, rank=dataclasses.replace(brain.rank, dense=0.0))
+    return dataclasses.replace(cfg, paths=paths, brain=brain)
 
 
 def _brain(cfg: Config, *, rebuild: bool = True) -> Any:
@@ -50,7 +58,7 @@ def _brain(cfg: Config, *, rebuild: bool = True) -> Any:
                          "model manifest", f"use one of: {', '.join(manifest)}")
     embedder = load_embedder(manifest[cfg.brain.embedder], cfg.paths.models_path())
     site = cfg.paths.site_path()
-    index_path = cfg.paths.index_path(site)
+    index_path = cfg.paths.index_path(cfg.brain.embedder, site)
     previous = None
     if index_path.is_file():
         try:
@@ -75,7 +83,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
     cfg = _config(args)
     manifest = load_manifest()
-    names = args.names or list(manifest)
+    names = args.names or [n for n, e in manifest.items() if e.install_by_default]
     for name in names:
         if name not in manifest:
             raise KioskError("model", f"no model named {name!r} in the manifest",
@@ -93,8 +101,10 @@ def cmd_models(args: argparse.Namespace) -> int:
             print(f"{n}: missing or wrong checksum in {models_dir}; run: kiosk models install {n}")
         return 1 if bad else 0
     wheels = Path(args.wheels) if args.wheels else None
+    converted = Path(args.converted) if args.converted else None
     for name in names:
-        path = install(manifest[name], models_dir, wheels_dir=wheels, force=args.force)
+        path = install(manifest[name], models_dir, wheels_dir=wheels, converted_dir=converted,
+                       force=args.force)
         print(f"{name}: {path}")
     return 0
 
@@ -104,7 +114,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     brain = _brain(cfg)
     index = brain.index
     print(f"{len(index.pages)} pages, {len(index.chunks)} chunks -> "
-          f"{cfg.paths.index_path(cfg.paths.site_path())}")
+          f"{cfg.paths.index_path(cfg.brain.embedder)}")
     for problem in index.problems:
         print(f"warning: {problem.path}: {problem.message}", file=sys.stderr)
     return 0
@@ -211,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["install", "list", "verify"])
     p.add_argument("names", nargs="*", help="model names (default: all in the manifest)")
     p.add_argument("--wheels", help="take wheels from this folder (air-gapped install)")
+    p.add_argument("--converted", help="take converted model files from this folder (devices)")
     p.add_argument("--force", action="store_true", help="reinstall even when the file verifies")
     p.set_defaults(func=cmd_models)
 
@@ -224,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index")
     p.add_argument("--screen", help="page id shown on the touchscreen (':screen ID' changes it)")
     p.add_argument("--lang", choices=["ja", "en"])
+    p.add_argument("--embedder", help="model name from models/manifest.toml")
     p.add_argument("--explain", action="store_true",
                    help="show act, kind, detail flag, query, top pages and scores")
     p.set_defaults(func=cmd_ask)
@@ -232,6 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--site")
     p.add_argument("--index")
     p.add_argument("--dialogues", required=True)
+    p.add_argument("--embedder", help="model name from models/manifest.toml")
+    p.add_argument("--ranker", choices=["hybrid", "dense", "lexical"], default="hybrid",
+                   help="dense and lexical legs fused (default), or one alone")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
 
@@ -243,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("what", choices=["brain"])
     p.add_argument("--pages", type=int, default=5000, help="size of the generated site")
     p.add_argument("--turns", type=int, default=400, help="timed turns per site")
+    p.add_argument("--embedder", help="model name from models/manifest.toml")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
     return parser

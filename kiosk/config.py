@@ -8,6 +8,7 @@ silently.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import tomllib
 import types
 import typing
@@ -38,20 +39,19 @@ class PathsConfig:
     def models_path(self) -> Path:
         return Path(self.models_dir) if self.models_dir else default_models_dir()
 
-    def index_path(self, site: Path | None = None) -> Path:
+    def index_path(self, embedder: str, site: Path | None = None) -> Path:
+        """One index file per site folder and embedding model."""
         if self.index:
             return Path(self.index)
-        import hashlib
-
         site = (site or self.site_path()).resolve()
         tag = hashlib.sha256(str(site).encode()).hexdigest()[:10]
-        return default_state_dir() / "index" / f"{site.name}-{tag}.npz"
+        return default_state_dir() / "index" / f"{site.name}-{tag}-{embedder}.npz"
 
 
 @dataclass(frozen=True)
 class BrainConfig:
     language: str = "auto"  # "auto" (from each utterance), "ja" or "en"
-    embedder: str = "muse-int8"  # a model name of models/manifest.toml with an [embedder] table
+    embedder: str = "e5-small-int8"  # a model of models/manifest.toml with an [embedder] table
     resolver: ResolverParams = field(default_factory=ResolverParams)
     rank: RankWeights = field(default_factory=RankWeights)
     answer: AnswerParams = field(default_factory=AnswerParams)

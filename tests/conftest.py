@@ -15,7 +15,7 @@ SHARED = REPO.parent / "shared"
 def models_dir() -> Path:
     """The provisioned models; tests that need real weights fail loudly when they are missing."""
     path = Path(os.environ.get("KIOSK_MODELS_DIR") or default_models_dir())
-    entry = load_manifest()["muse-int8"]
-    if not verify(entry, path):
-        pytest.fail(f"model muse-int8 is not provisioned in {path}: run kiosk models install")
+    for name, entry in load_manifest().items():
+        if entry.install_by_default and not verify(entry, path):
+            pytest.fail(f"model {name} is not provisioned in {path}: run kiosk models install")
     return path

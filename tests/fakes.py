@@ -15,6 +15,7 @@ class HashingEmbedder:
 
     name = "hashing-test"
     dim = 64
+    score_floor = 0.0
 
     def __init__(self) -> None:
         self.calls = 0

@@ -18,9 +18,9 @@ from kiosk.retrieval.index import build_index
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def brain(models_dir: Path) -> Brain:
-    embedder = load_embedder(load_manifest()["muse-int8"], models_dir)
+@pytest.fixture(scope="module", params=["e5-small-int8", "muse-int8"])
+def brain(models_dir: Path, request: pytest.FixtureRequest) -> Brain:
+    embedder = load_embedder(load_manifest()[request.param], models_dir)
     return Brain(build_index(DEMO_SITE, embedder), embedder)
 
 
@@ -29,7 +29,10 @@ def test_resolved_beats_every_baseline_on_the_demo_dialogues(brain: Brain, lang:
     report = evaluate(brain, load_dialogues(DEMO_DIR / "dialogues" / f"{lang}.jsonl"))
     s = report["strategies"]
     assert s["resolved"]["turns"] >= 100
-    assert s["resolved"]["top1"] >= 0.9
+    # 0.95 is reached with the default embedder; the floor guards both against regressions.
+    assert s["resolved"]["top1"] >= (0.95 if brain.embedder.name == "e5-small-int8" else 0.9)
+    ind = s["resolved"]["by_kind"]["independent"]["top1"]
+    assert ind >= s["raw"]["by_kind"]["independent"]["top1"]
     for name in ("raw", "prev_user", "prev_exchange", "window3"):
         assert s["resolved"]["top1"] > s[name]["top1"] + 0.1, name
         assert s["resolved"]["mrr"] > s[name]["mrr"], name
@@ -85,4 +88,4 @@ def test_cli_missing_model_names_the_fix(tmp_path: Path) -> None:
         [sys.executable, "-m", "kiosk", "--models-dir", str(tmp_path), "ask"],
         input="hello\n", capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2
-    assert "kiosk models install muse-int8" in result.stderr
+    assert "kiosk models install e5-small-int8" in result.stderr

@@ -29,7 +29,7 @@ from kiosk.text import sentences
 
 def _percentiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return {"p50": round(statistics.median(ordered), 2), "p95": round(p95, 2)}
 
 

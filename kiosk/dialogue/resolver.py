@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import ACTS, Lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
-from kiosk.text import bigrams, content_strength, content_terms, normalize, overlap, spell_numbers
+from kiosk.text import bigrams, content_strength, content_terms, normalize, overlap
 
 # Reference kinds
 ACT = "act"
@@ -37,12 +37,15 @@ class ResolverParams:
 
     # "that" / "it" / "there": the words point back, so the previous exchange rides strongly.
     deictic_weight_bare: float = 1.0  # utterance has no content of its own ("explain that")
-    deictic_weight_own: float = 0.7  # utterance has content ("how much does it cost")
+    deictic_weight_own: float = 0.5  # utterance has content ("how much does it cost")
     # No deictic word, but the bare utterance is weak: context only breaks ties.
     ellipsis_weight_bare: float = 1.0
     ellipsis_weight_own: float = 0.5
     reply_share_bare: float = 0.5  # share of an exchange's weight given to the avatar's reply
     reply_share_own: float = 0.3
+    # An utterance without content of its own ("who made it") weighs this much beside its
+    # context: its few words (a verb stem) must not pull the search on their own.
+    bare_utterance_weight: float = 0.3
     inherit_decay: float = 0.5  # context an exchange itself carried, passed on at this factor
     min_segment_weight: float = 0.05
     distant_weight: float = 0.8
@@ -50,7 +53,7 @@ class ResolverParams:
     # The bare utterance counts as weak when its best page scores below gate_confidence or
     # leads the second page by less than gate_margin (relative): its words fit many pages.
     gate_confidence: float = 0.25
-    gate_margin: float = 0.15
+    gate_margin: float = 0.0
     # When the utterance has content enough of its own (pool_min_strength), its bare search
     # picks the candidate pages and the context only reorders them: context can break ties,
     # never drag in an old topic.
@@ -101,8 +104,9 @@ class Resolution:
 
 
 def _clean(text: str) -> str:
+    # Numbers stay spelled as spoken here: the lexicon's phrases are words ("もう一回言って").
     text = _PUNCT.sub(" ", normalize(text))
-    return spell_numbers(" ".join(text.split()))
+    return " ".join(text.split())
 
 
 def classify_act(text: str, lex: Lexicon) -> str | None:
@@ -184,7 +188,8 @@ def analyze(utterance: str, history: History, lex: Lexicon,
         chosen = _pick_distant(clue, history, want_first, params)
         if chosen is not None:
             return found(DISTANT, distant=chosen)
-    if history and lex.find(lex.strip(text, lex.not_deictic), lex.immediate):
+    if history and (lex.find(lex.strip(text, lex.not_deictic), lex.immediate)
+                    or lex.follow_up_shape(text)):
         return found(IMMEDIATE)
     return found(INDEPENDENT)
 
@@ -290,5 +295,7 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         return Resolution(a.lang, None, kind, a.detail, base, content=a.content)
     segs = _exchange_segments(history[prev], weight, share, params)
     band = params.ellipsis_band if kind == ELLIPSIS else 0.0
-    return Resolution(a.lang, None, kind, a.detail, SearchQuery(base.segments + tuple(segs)),
+    head = base.segments if own else (
+        QuerySegment(a.utterance, params.bare_utterance_weight, "utterance"),)
+    return Resolution(a.lang, None, kind, a.detail, SearchQuery(head + tuple(segs)),
                       (prev,), content=a.content, pool=pool, band=band)

@@ -7,6 +7,7 @@ out L2-normalized, so a dot product is a cosine.
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,6 +26,7 @@ Vectors = npt.NDArray[np.float32]
 class Embedder(Protocol):
     name: str
     dim: int
+    score_floor: float  # cosine of unrelated texts; the ranker rescales from here
 
     def embed_queries(self, texts: list[str]) -> Vectors: ...
 
@@ -47,8 +49,11 @@ class OnnxEmbedder:
 
         self.name = name
         self.dim = spec.dim
+        self.score_floor = spec.score_floor
         self._spec = spec
         self._batch_size = batch_size
+        self._query_cache: dict[str, Vectors] = {}
+        self._cache_size = 512
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -65,11 +70,18 @@ class OnnxEmbedder:
                 f"reinstall it: kiosk models install {name} --force",
             ) from exc
         self._tokenizer: Any = None
+        self._normalization: dict[int, str] = {}
         if spec.kind == "onnx-tokens":
-            from tokenizers import Tokenizer  # type: ignore[import-not-found]
+            from tokenizers import Tokenizer
 
             tok_path = path.parent / spec.tokenizer_file
+            if not tok_path.is_file():
+                raise ModelError(f"tokenizer {tok_path} of model {name!r} is missing",
+                                 f"run: kiosk models install {name} --force")
             self._tokenizer = Tokenizer.from_file(str(tok_path))
+            if spec.normalization_file:
+                table = json.loads((path.parent / spec.normalization_file).read_text("utf-8"))
+                self._normalization = {int(k): v for k, v in table.items()}
         elif spec.kind != "onnx-string":
             raise ModelError(f"embedder kind {spec.kind!r} of model {name!r} is not supported",
                              "use onnx-string or onnx-tokens in models/manifest.toml")
@@ -89,7 +101,9 @@ class OnnxEmbedder:
         return np.concatenate(outputs, axis=0)
 
     def _run_tokens(self, batch: list[str]) -> Vectors:
-        encodings = self._tokenizer.encode_batch(batch)
+        # The model's own per-character normalization (not NFKC), as its C engine applies it.
+        encodings = self._tokenizer.encode_batch([t.translate(self._normalization)
+                                                  for t in batch])
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -107,7 +121,16 @@ class OnnxEmbedder:
         return np.asarray(out, dtype=np.float32)
 
     def embed_queries(self, texts: list[str]) -> Vectors:
-        return self._run([self._spec.query_prefix + t for t in texts])
+        """Query vectors; the last few hundred are remembered, since a turn's context
+        (the previous exchange) was usually a query text a moment ago."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._query_cache]
+        if missing:
+            vectors = self._run([self._spec.query_prefix + t for t in missing])
+            for text, vector in zip(missing, vectors, strict=True):
+                self._query_cache[text] = vector
+            while len(self._query_cache) > self._cache_size:
+                self._query_cache.pop(next(iter(self._query_cache)))
+        return np.stack([self._query_cache[t] for t in texts]) if texts else self._run([])
 
     def embed_passages(self, texts: list[str]) -> Vectors:
         return self._run([self._spec.passage_prefix + t for t in texts])

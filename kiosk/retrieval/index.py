@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from kiosk.fsutil import atomic_write_bytes
 from kiosk.retrieval.embedder import Embedder, Vectors
 from kiosk.retrieval.lexical import LexicalIndex
 from kiosk.retrieval.site import Chunk, LoadProblem, Page, chunk_page, load_site
-from kiosk.text import terms
+from kiosk.text import query_weights, terms
 
 log = logging.getLogger(__name__)
 
@@ -120,17 +119,18 @@ class SiteIndex:
         """Each segment spreads its weight over its terms, so context never outweighs by length."""
         weights: dict[str, float] = {}
         for seg in query.segments:
-            counts = Counter(terms(seg.text, for_query=True))
-            total = sum(counts.values())
+            found = query_weights(seg.text)
+            total = sum(found.values())
             if not total:
                 continue
-            for term, n in counts.items():
-                weights[term] = weights.get(term, 0.0) + seg.weight * n / total
+            for term, w in found.items():
+                weights[term] = weights.get(term, 0.0) + seg.weight * w / total
         return weights
 
     def chunk_scores(self, query: SearchQuery, embedder: Embedder,
                      weights: RankWeights) -> npt.NDArray[np.float32]:
-        dense = self.vectors @ self.query_vector(query, embedder)
+        floor = embedder.score_floor
+        dense = (self.vectors @ self.query_vector(query, embedder) - floor) / (1.0 - floor)
         lex, upper = self.lexical.score(self.query_terms(query))
         lex_norm = lex / upper if upper > 0 else lex
         scores: npt.NDArray[np.float32] = (

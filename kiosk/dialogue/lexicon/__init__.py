@@ -24,6 +24,7 @@ class Lexicon:
     word_boundaries: bool  # English phrases match whole words; Japanese ones match substrings
     stopwords: frozenset[str]
     number_words: tuple[tuple[str, int], ...]
+    number_counters: tuple[str, ...]
     acts: dict[str, tuple[str, ...]]
     act_fillers: tuple[str, ...]
     page: tuple[str, ...]
@@ -34,6 +35,8 @@ class Lexicon:
     rejection: tuple[str, ...]
     topic_nouns: tuple[str, ...]
     not_deictic: tuple[str, ...]
+    follow_up_starts: tuple[str, ...]
+    follow_up_ends: tuple[str, ...]
     repeat: tuple[str, ...]
     detail: tuple[str, ...]
     verbs: tuple[str, ...]
@@ -48,6 +51,14 @@ class Lexicon:
             padded = f" {text} "
             return [p for p in phrases if f" {p} " in padded]
         return [p for p in phrases if p in text]
+
+    def follow_up_shape(self, text: str) -> bool:
+        """Starts or ends like a follow-up ("and for seniors", "特典は")."""
+        if self.word_boundaries:
+            words = text.split()
+            return any(words[: len(p.split())] == p.split() for p in self.follow_up_starts) or \
+                any(words[-len(p.split()):] == p.split() for p in self.follow_up_ends if words)
+        return text.startswith(self.follow_up_starts) or text.endswith(self.follow_up_ends)
 
     def strip(self, text: str, phrases: tuple[str, ...]) -> str:
         """The text with every listed phrase removed (longest first)."""
@@ -97,6 +108,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         word_boundaries=lang != "ja",
         stopwords=frozenset(_tuple(text, "stopwords", f"{lang}.text")),
         number_words=tuple((k, int(v)) for k, v in text.get("number_words", {}).items()),
+        number_counters=_tuple(text, "number_counters", f"{lang}.text"),
         acts={act: _tuple(acts_t, act, f"{lang}.acts") for act in ACTS},
         act_fillers=_tuple(acts_t, "fillers", f"{lang}.acts"),
         page=_tuple(ref, "page", f"{lang}.reference"),
@@ -107,6 +119,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         rejection=_tuple(ref, "rejection", f"{lang}.reference"),
         topic_nouns=_tuple(ref, "topic_nouns", f"{lang}.reference"),
         not_deictic=_tuple(ref, "not_deictic", f"{lang}.reference"),
+        follow_up_starts=_tuple(ref, "follow_up_starts", f"{lang}.reference"),
+        follow_up_ends=_tuple(ref, "follow_up_ends", f"{lang}.reference"),
         repeat=_tuple(req, "repeat", f"{lang}.request"),
         detail=_tuple(req, "detail", f"{lang}.request"),
         verbs=_tuple(req, "verbs", f"{lang}.request"),
