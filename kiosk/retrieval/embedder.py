@@ -7,7 +7,6 @@ out L2-normalized, so a dot product is a cosine.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any, Protocol
@@ -17,6 +16,7 @@ import numpy.typing as npt
 
 from kiosk.errors import ModelError
 from kiosk.models import EmbedderSpec, ModelEntry, model_path
+from kiosk.retrieval.unigram import UnigramTokenizer
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ class OnnxEmbedder:
     """Runs the encoder with onnxruntime on one thread (the device has few cores to share)."""
 
     def __init__(self, name: str, path: Path, spec: EmbedderSpec, *, threads: int = 1,
-                 batch_size: int = 16) -> None:
+                 batch_size: int = 8) -> None:
         import onnxruntime as ort
 
         self.name = name
@@ -57,6 +57,9 @@ class OnnxEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # No arena: it keeps the largest batch's activations for the life of the process, and
+        # an index build's batches would then stay resident beside the brain.
+        options.enable_cpu_mem_arena = False
         if spec.custom_ops == "onnxruntime-extensions":
             import onnxruntime_extensions
 
@@ -69,19 +72,14 @@ class OnnxEmbedder:
                 f"embedding model {name!r} at {path} could not be loaded: {exc}",
                 f"reinstall it: kiosk models install {name} --force",
             ) from exc
-        self._tokenizer: Any = None
-        self._normalization: dict[int, str] = {}
+        self._tokenizer: UnigramTokenizer | None = None
         if spec.kind == "onnx-tokens":
-            from tokenizers import Tokenizer
-
             tok_path = path.parent / spec.tokenizer_file
             if not tok_path.is_file():
                 raise ModelError(f"tokenizer {tok_path} of model {name!r} is missing",
                                  f"run: kiosk models install {name} --force")
-            self._tokenizer = Tokenizer.from_file(str(tok_path))
-            if spec.normalization_file:
-                table = json.loads((path.parent / spec.normalization_file).read_text("utf-8"))
-                self._normalization = {int(k): v for k, v in table.items()}
+            norm = path.parent / spec.normalization_file if spec.normalization_file else None
+            self._tokenizer = UnigramTokenizer.from_files(tok_path, norm)
         elif spec.kind != "onnx-string":
             raise ModelError(f"embedder kind {spec.kind!r} of model {name!r} is not supported",
                              "use onnx-string or onnx-tokens in models/manifest.toml")
@@ -90,6 +88,9 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         outputs: list[Vectors] = []
+        # Similar lengths batch together: padding costs time and memory (attention is T x T).
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        texts = [texts[i] for i in order]
         for start in range(0, len(texts), self._batch_size):
             batch = texts[start:start + self._batch_size]
             if self._tokenizer is None:
@@ -98,18 +99,23 @@ class OnnxEmbedder:
             else:
                 out = self._run_tokens(batch)
             outputs.append(_normalize(out))
-        return np.concatenate(outputs, axis=0)
+        result = np.empty((len(texts), self.dim), dtype=np.float32)
+        result[order] = np.concatenate(outputs, axis=0)
+        return result
+
+    def token_ids(self, text: str) -> list[int]:
+        """Token ids of one text, as the encoder sees them (for checks against other engines)."""
+        assert self._tokenizer is not None
+        return self._tokenizer.encode(text)
 
     def _run_tokens(self, batch: list[str]) -> Vectors:
-        # The model's own per-character normalization (not NFKC), as its C engine applies it.
-        encodings = self._tokenizer.encode_batch([t.translate(self._normalization)
-                                                  for t in batch])
-        width = max(len(e.ids) for e in encodings)
+        encoded = [self.token_ids(t) for t in batch]
+        width = max(len(e) for e in encoded)
         ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros((len(batch), width), dtype=np.int64)
-        for row, enc in enumerate(encodings):
-            ids[row, : len(enc.ids)] = enc.ids
-            mask[row, : len(enc.ids)] = 1
+        for row, enc in enumerate(encoded):
+            ids[row, : len(enc)] = enc
+            mask[row, : len(enc)] = 1
         names = [i.name for i in self._session.get_inputs()]
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in names:
@@ -131,6 +137,13 @@ class OnnxEmbedder:
             while len(self._query_cache) > self._cache_size:
                 self._query_cache.pop(next(iter(self._query_cache)))
         return np.stack([self._query_cache[t] for t in texts]) if texts else self._run([])
+
+    def forget(self, texts: list[str] | None = None) -> None:
+        """Drop cached query vectors (all, or these texts'): benchmarks time fresh queries."""
+        if texts is None:
+            self._query_cache.clear()
+        for text in texts or ():
+            self._query_cache.pop(text, None)
 
     def embed_passages(self, texts: list[str]) -> Vectors:
         return self._run([self._spec.passage_prefix + t for t in texts])

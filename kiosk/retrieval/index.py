@@ -268,5 +268,5 @@ def build_index(
         vectors[ids] = embedder.embed_passages([passages[i] for i in ids])
     page_of = {p.page_id: p for p in infos}
     lexical = LexicalIndex.build(
-        [terms(_lexical_text(page_of[c.page_id], c)) for c in chunks])
+        (terms(_lexical_text(page_of[c.page_id], c)) for c in chunks), len(chunks))
     return SiteIndex(embedder.name, infos, chunks, vectors, lexical, problems)

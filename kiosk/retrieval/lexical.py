@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,14 +24,15 @@ class LexicalIndex:
     idf: npt.NDArray[np.float32]
 
     @classmethod
-    def build(cls, chunk_terms: list[list[str]]) -> LexicalIndex:
+    def build(cls, chunk_terms: Iterable[list[str]], n_chunks: int) -> LexicalIndex:
+        """Postings from each chunk's terms; the terms are consumed one chunk at a time."""
         vocab: dict[str, int] = {}
         # Flat typed arrays, not per-term Python lists: a 5,000-page site has millions of
         # postings, and tuples of them would dominate the process's peak memory.
         tids = array("i")
         cids = array("i")
         tfs = array("f")
-        lengths = np.zeros(len(chunk_terms), dtype=np.float32)
+        lengths = np.zeros(n_chunks, dtype=np.float32)
         for cid, words in enumerate(chunk_terms):
             lengths[cid] = len(words)
             for term, tf in Counter(words).items():
@@ -44,7 +46,7 @@ class LexicalIndex:
         np.cumsum(counts, out=indptr[1:])
         post_chunk = np.frombuffer(cids, dtype=np.int32)[order].copy()
         post_tf = np.frombuffer(tfs, dtype=np.float32)[order].copy()
-        n = max(len(chunk_terms), 1)
+        n = max(n_chunks, 1)
         idf = np.log(1.0 + (n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
         return cls(vocab, indptr, post_chunk, post_tf, lengths, idf)
 
