@@ -228,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="build or update the site index")
     p.add_argument("site", nargs="?", help="folder of .md/.html pages (default: demo site)")
     p.add_argument("--out", dest="index", help="index file to write")
+    p.add_argument("--embedder", help="model name from models/manifest.toml")
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("ask", help="text conversation with the brain")

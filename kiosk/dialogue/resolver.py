@@ -149,8 +149,7 @@ def _pick_distant(clue: tuple[str, ...], history: History, want_first: bool,
         user_score = overlap(clue_grams, bigrams(ex.user + " " + ex.page_title))
         reply_score = 0.0 if ex.repair else overlap(clue_grams, bigrams(ex.reply))
         score = max(user_score, 0.5 * user_score + 0.5 * reply_score)
-        # The exchange that introduced a topic wins ties over later ones that repeat it,
-        # unless the visitor asked for the first one, when the earliest wins ties anyway.
+        # Ties go to the earliest exchange: the one that introduced the topic.
         if best is None or score > best[0] + 1e-9:
             best = (score, i)
     if best is None or best[0] < params.distant_min_overlap:
