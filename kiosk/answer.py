@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon
+from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import ACT, PAGE, REPEAT, SITE, Resolution
 from kiosk.retrieval.index import PageHit, SiteIndex
 from kiosk.text import sentences, terms
@@ -78,6 +79,18 @@ def _cue_terms(text: str, lex: Lexicon) -> set[str]:
             for word in words:
                 cues.update(terms(word) or [word])
     return cues
+
+
+def _sentence_query(query: SearchQuery) -> dict[str, float]:
+    """What a sentence should answer: the visitor's own words first; the context that found
+    the page only breaks ties (it matches the page's opening, already said or not)."""
+    weights: dict[str, float] = {}
+    for seg in query.segments:
+        factor = 1.0 if seg.role == "utterance" else 0.2
+        single = SearchQuery((QuerySegment(seg.text, seg.weight * factor, seg.role),))
+        for term, w in SiteIndex.query_terms(single).items():
+            weights[term] = weights.get(term, 0.0) + w
+    return weights
 
 
 def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float],
@@ -183,7 +196,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     if summary:
         if r.query is not None:
-            start = _best_start(sents, heads, SiteIndex.query_terms(r.query), set())
+            start = _best_start(sents, heads, _sentence_query(r.query), set())
         else:
             start = 0
         picked = _run_from(sents, start, lang, params.max_sentences)
@@ -192,7 +205,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     assert r.query is not None
     utterance = r.query.segments[0].text
-    start = _best_start(sents, heads, SiteIndex.query_terms(r.query), _cue_terms(utterance, lex))
+    start = _best_start(sents, heads, _sentence_query(r.query), _cue_terms(utterance, lex))
     picked = _run_from(sents, start, lang, params.max_sentences)
     return Reply(lex.replies["answer"].format(body=_speak(sents, picked, lang)),
                  page_id, title, picked)
