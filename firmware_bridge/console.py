@@ -1,0 +1,290 @@
+"""The installer's serial console: a pure session (bytes in, bytes out, time passed in) and
+the loop that owns the port.
+
+Anyone at the port may read (help, show, get, diff, status, logs); changing anything needs the
+admin PIN (`login`). Wrong PINs lock the console out with doubling back-off; an unlocked
+console locks itself again after `console.idle_logout_s` without input. Nothing here sleeps or
+reads a clock: the caller passes `now` (monotonic seconds).
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from firmware_bridge.lineedit import Cancel, Line, LineEditor
+from firmware_bridge.pin import PinFile
+from kiosk import config as cfgmod
+from kiosk.configstore import ConfigStore
+from kiosk.errors import KioskError
+
+log = logging.getLogger(__name__)
+
+PROMPT_LOCKED = "kiosk> "
+PROMPT_ADMIN = "kiosk# "
+PROMPT_PIN = "PIN: "
+
+HELP = """\
+commands (read-only ones need no PIN):
+  help                 this list
+  show [KEY|SECTION]   settings as they are now (* = changed, not saved)
+  get KEY              one setting
+  diff                 pending changes against the saved file
+  status               service state, last turns, device health
+  logs [N]             the last N log lines (default 20)
+  login                unlock changes with the admin PIN
+  logout               lock again
+  set KEY VALUE        change a setting (PIN)
+  unset KEY            back to the default (PIN)
+  save                 write the changes to disk (PIN)
+  revert               drop unsaved changes (PIN)
+  test tts TEXT        speak TEXT (PIN)
+  test mic             microphone level (PIN)
+  restart              restart the service to apply saved settings (PIN)
+"""
+
+
+class ConsoleHost(Protocol):
+    """What the console can ask of the running appliance."""
+
+    def status(self) -> str: ...
+
+    def test_tts(self, text: str) -> str: ...
+
+    def test_mic(self) -> str: ...
+
+    def logs(self, count: int) -> list[str]: ...
+
+    def restart(self) -> str: ...
+
+
+@dataclass
+class _Auth:
+    admin: bool = False
+    failures: int = 0
+    locked_until: float = 0.0
+    last_input: float = 0.0
+
+
+class ConsoleSession:
+    def __init__(self, store: ConfigStore, pins: PinFile, host: ConsoleHost, now: float,
+                 banner: str = "kiosk-avatar console. Type help.") -> None:
+        self.store = store
+        self.pins = pins
+        self.host = host
+        self.editor = LineEditor()
+        self.auth = _Auth(last_input=now)
+        self._awaiting_pin = False
+        self._greeting = f"\r\n{banner}\r\n{self.prompt}".encode()
+
+    @property
+    def prompt(self) -> str:
+        if self._awaiting_pin:
+            return PROMPT_PIN
+        return PROMPT_ADMIN if self.auth.admin else PROMPT_LOCKED
+
+    def greeting(self) -> bytes:
+        return self._greeting
+
+    # ------------------------------------------------------------ input
+
+    def feed(self, data: bytes, now: float) -> bytes:
+        out = bytearray(self.tick(now))
+        if data:
+            self.auth.last_input = now
+        for i in range(len(data)):
+            echo, events = self.editor.feed(data[i:i + 1])
+            out += echo
+            for event in events:
+                if isinstance(event, Cancel):
+                    self._awaiting_pin = False
+                    self.editor.masked = False
+                elif isinstance(event, Line):
+                    out += self._line(event.text, now).replace("\n", "\r\n").encode()
+                out += self.prompt.encode()
+        return bytes(out)
+
+    def tick(self, now: float) -> bytes:
+        """Idle log-out; call it now and then when nothing arrives."""
+        idle = self.store.pending.console.idle_logout_s
+        if (self.auth.admin or self._awaiting_pin) and now - self.auth.last_input >= idle:
+            self.auth.admin = False
+            self._awaiting_pin = False
+            self.editor.masked = False
+            log.info("console: idle log-out")
+            return f"\r\n(idle for {idle} s: locked)\r\n{self.prompt}".encode()
+        return b""
+
+    def _line(self, text: str, now: float) -> str:
+        if self._awaiting_pin:
+            self._awaiting_pin = False
+            self.editor.masked = False
+            return self._check_pin(text.strip(), now)
+        try:
+            words = shlex.split(text)
+        except ValueError as exc:
+            return f"error: cannot read that line ({exc}); quote values with \"...\"\n"
+        if not words:
+            return ""
+        command, args = words[0].lower(), words[1:]
+        handler = self._commands().get(command)
+        if handler is None:
+            return f"error: unknown command {command!r}; type help\n"
+        needs_pin, func = handler
+        if needs_pin and not self.auth.admin:
+            return f"error: {command} changes the kiosk; log in first (login)\n"
+        try:
+            return func(args, now)
+        except KioskError as exc:
+            return f"error: {exc.describe()}\n"
+
+    # ------------------------------------------------------------ auth
+
+    def _login(self, args: list[str], now: float) -> str:
+        if self.auth.admin:
+            return "already logged in\n"
+        if not self.pins.is_set():
+            return ("error: no admin PIN is set on this kiosk; set one with: "
+                    "kiosk config set-pin\n")
+        if now < self.auth.locked_until:
+            wait = self.auth.locked_until - now
+            return f"error: locked after wrong PINs; try again in {wait:.0f} s\n"
+        self._awaiting_pin = True
+        self.editor.masked = True
+        return ""
+
+    def _check_pin(self, pin: str, now: float) -> str:
+        if now < self.auth.locked_until:
+            return f"error: locked; try again in {self.auth.locked_until - now:.0f} s\n"
+        if pin and self.pins.verify(pin):
+            self.auth.admin = True
+            self.auth.failures = 0
+            log.info("console: admin login")
+            return "logged in: changes allowed\n"
+        self.auth.failures += 1
+        limit = self.store.pending.console.max_pin_failures
+        log.warning("console: wrong PIN (%d)", self.auth.failures)
+        if self.auth.failures >= limit:
+            wait = self.store.pending.console.lockout_s * 2 ** (self.auth.failures - limit)
+            self.auth.locked_until = now + wait
+            return f"error: wrong PIN; locked for {wait} s\n"
+        return f"error: wrong PIN ({limit - self.auth.failures} tries left)\n"
+
+    def _logout(self, args: list[str], now: float) -> str:
+        self.auth.admin = False
+        return "logged out\n"
+
+    # ------------------------------------------------------------ commands
+
+    def _commands(self) -> dict[str, tuple[bool, Callable[[list[str], float], str]]]:
+        return {
+            "help": (False, lambda a, n: HELP),
+            "?": (False, lambda a, n: HELP),
+            "show": (False, self._show),
+            "get": (False, self._get),
+            "diff": (False, self._diff),
+            "status": (False, lambda a, n: self.host.status() + "\n"),
+            "logs": (False, self._logs),
+            "login": (False, self._login),
+            "logout": (False, self._logout),
+            "exit": (False, self._logout),
+            "set": (True, self._set),
+            "unset": (True, self._unset),
+            "save": (True, self._save),
+            "revert": (True, self._revert),
+            "test": (True, self._test),
+            "restart": (True, lambda a, n: self.host.restart() + "\n"),
+        }
+
+    def _show(self, args: list[str], now: float) -> str:
+        prefix = args[0] if args else ""
+        rows = [s for s in cfgmod.schema()
+                if not prefix or s.key == prefix or s.key.startswith(prefix + ".")]
+        if not rows:
+            cfgmod.setting_for(prefix)  # raises with the nearest names
+        changed = {c.key for c in self.store.diff()}
+        return "".join(f"{'*' if s.key in changed else ' '} {s.key} = "
+                       f"{self.store.get(s.key)!r}\n" for s in rows)
+
+    def _get(self, args: list[str], now: float) -> str:
+        if len(args) != 1:
+            return "usage: get KEY\n"
+        s = cfgmod.setting_for(args[0])
+        when = "live" if s.live else "after restart"
+        return f"{s.key} = {self.store.get(s.key)!r}  ({s.type_name}, {when}: {s.doc})\n"
+
+    def _set(self, args: list[str], now: float) -> str:
+        if len(args) < 2:
+            return "usage: set KEY VALUE\n"
+        return self.store.set(args[0], " ".join(args[1:])) + "\n"
+
+    def _unset(self, args: list[str], now: float) -> str:
+        if len(args) != 1:
+            return "usage: unset KEY\n"
+        return self.store.unset(args[0]) + "\n"
+
+    def _diff(self, args: list[str], now: float) -> str:
+        changes = self.store.diff()
+        if not changes:
+            return "no unsaved changes\n"
+        return "".join(f"{c.key}: {c.saved!r} -> {c.pending!r}"
+                       f"{'' if c.live else '  (after restart)'}\n" for c in changes)
+
+    def _save(self, args: list[str], now: float) -> str:
+        changed = self.store.save()
+        log.info("console: saved %s", ", ".join(changed) or "(no changes)")
+        restart = self.store.needs_restart()
+        tail = f"; restart to apply: {', '.join(restart)}" if restart else ""
+        return f"saved {len(changed)} change(s) to {self.store.path}{tail}\n"
+
+    def _revert(self, args: list[str], now: float) -> str:
+        changed = self.store.revert()
+        return f"reverted {len(changed)} change(s)\n"
+
+    def _logs(self, args: list[str], now: float) -> str:
+        try:
+            count = int(args[0]) if args else 20
+        except ValueError:
+            return "usage: logs [N]\n"
+        lines = self.host.logs(max(1, min(count, 500)))
+        return "".join(f"{line}\n" for line in lines) or "(no log lines)\n"
+
+    def _test(self, args: list[str], now: float) -> str:
+        if args[:1] == ["tts"] and len(args) > 1:
+            return self.host.test_tts(" ".join(args[1:])) + "\n"
+        if args == ["mic"]:
+            return self.host.test_mic() + "\n"
+        return "usage: test tts TEXT | test mic\n"
+
+
+def serve(url: str, make_session: Callable[[float], ConsoleSession], baud: int,
+          stop: Callable[[], bool], clock: Callable[[], float]) -> None:
+    """Own the port: read, feed the session, write; reopen the port if it goes away."""
+    import serial
+
+    backoff_s = 0.5
+    while not stop():
+        try:
+            port = serial.serial_for_url(url, baudrate=baud, timeout=0.2)
+        except (serial.SerialException, OSError) as exc:
+            log.warning("console: cannot open %s (%s); retrying in %.1f s", url, exc, backoff_s)
+            time.sleep(backoff_s)  # the port owner waits for the device to come back
+            backoff_s = min(backoff_s * 2, 5.0)
+            continue
+        backoff_s = 0.5
+        session = make_session(clock())
+        try:
+            port.write(session.greeting())
+            while not stop():
+                data = port.read(256)
+                out = session.feed(data, clock()) if data else session.tick(clock())
+                if out:
+                    port.write(out)
+        except (serial.SerialException, OSError) as exc:
+            log.warning("console: port %s lost (%s); reopening", url, exc)
+        finally:
+            port.close()

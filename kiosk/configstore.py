@@ -1,0 +1,117 @@
+"""The configuration on disk: pending changes, durable saves, and a fallback that never bricks.
+
+A save writes a temporary file, fsyncs it, renames it over the old one and fsyncs the folder;
+the previous good file is kept beside it (`.prev`). At start-up a corrupt or invalid file is
+logged loudly and the last good one is used instead, or the defaults when there is none.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kiosk import config as cfgmod
+from kiosk.config import Config
+from kiosk.errors import ConfigError
+from kiosk.fsutil import atomic_write_bytes
+
+log = logging.getLogger(__name__)
+
+
+def previous_path(path: Path) -> Path:
+    return path.with_name(path.name + ".prev")
+
+
+def load_with_fallback(path: Path) -> tuple[Config, str]:
+    """The configuration to run with, and where it came from ("file", "previous", "defaults")."""
+    for candidate, origin in ((path, "file"), (previous_path(path), "previous")):
+        if not candidate.exists():
+            continue
+        try:
+            return cfgmod.loads(candidate.read_text(encoding="utf-8"), str(candidate)), origin
+        except (ConfigError, UnicodeDecodeError, OSError) as exc:
+            text = exc.describe() if isinstance(exc, ConfigError) else str(exc)
+            log.error("CONFIG UNUSABLE: %s: %s; falling back to the last good configuration",
+                      candidate, text)
+    if path.exists():
+        log.error("CONFIG UNUSABLE and no previous good file: running on the defaults")
+    return Config(), "defaults"
+
+
+@dataclass(frozen=True)
+class Change:
+    key: str
+    saved: Any
+    pending: Any
+    live: bool
+
+
+class ConfigStore:
+    """Pending edits over the saved file; `apply_live` is told about live settings at once."""
+
+    def __init__(self, path: Path,
+                 apply_live: Callable[[Config, list[str]], None] | None = None) -> None:
+        self.path = path
+        self.saved, self.origin = load_with_fallback(path)
+        self.pending = self.saved
+        self.running = self.saved  # what the process started with (restart-only settings)
+        self._apply_live = apply_live
+
+    def get(self, key: str) -> Any:
+        return cfgmod.get(self.pending, key)
+
+    def set(self, key: str, text: str) -> str:
+        value = cfgmod.parse_value(key, text)
+        self.pending = cfgmod.with_value(self.pending, key, value)
+        return self._applied(key)
+
+    def unset(self, key: str) -> str:
+        default = cfgmod.setting_for(key).default
+        self.pending = cfgmod.with_value(self.pending, key, default)
+        return self._applied(key)
+
+    def _applied(self, key: str) -> str:
+        if cfgmod.setting_for(key).live:
+            if self._apply_live is not None:
+                self._apply_live(self.pending, [key])
+            return f"{key} = {cfgmod.get(self.pending, key)!r} (applied now; save to keep it)"
+        return (f"{key} = {cfgmod.get(self.pending, key)!r} (takes effect after restart; "
+                "save, then restart)")
+
+    def diff(self) -> list[Change]:
+        return [Change(k, cfgmod.get(self.saved, k), cfgmod.get(self.pending, k),
+                       cfgmod.setting_for(k).live)
+                for k in cfgmod.changed_keys(self.saved, self.pending)]
+
+    def needs_restart(self) -> list[str]:
+        return [k for k in cfgmod.changed_keys(self.running, self.saved)
+                if not cfgmod.setting_for(k).live]
+
+    def save(self) -> list[str]:
+        """Write pending durably; returns the keys that changed."""
+        changed = cfgmod.changed_keys(self.saved, self.pending)
+        data = cfgmod.dumps(self.pending).encode("utf-8")
+        if self.path.exists():
+            try:
+                current = self.path.read_bytes()
+                cfgmod.loads(current.decode("utf-8"))
+                atomic_write_bytes(previous_path(self.path), current)
+            except (ConfigError, UnicodeDecodeError):
+                log.warning("not keeping %s as previous: it is not a valid configuration",
+                            self.path)
+        atomic_write_bytes(self.path, data)
+        self.saved = self.pending
+        self.origin = "file"
+        return changed
+
+    def revert(self) -> list[str]:
+        changed = cfgmod.changed_keys(self.saved, self.pending)
+        self.pending = self.saved
+        if self._apply_live is not None:
+            live = [k for k in changed if cfgmod.setting_for(k).live]
+            if live:
+                self._apply_live(self.pending, live)
+        return changed

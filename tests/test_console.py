@@ -1,0 +1,179 @@
+"""The console session as a pure state machine: bytes in, bytes out, time passed in."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from firmware_bridge.console import ConsoleSession
+from firmware_bridge.pin import PinFile
+from kiosk.configstore import ConfigStore
+from kiosk.errors import ConfigError
+
+PIN = "2468"
+
+
+class FakeHost:
+    def __init__(self) -> None:
+        self.spoken: list[str] = []
+        self.restarts = 0
+
+    def status(self) -> str:
+        return "service: running"
+
+    def test_tts(self, text: str) -> str:
+        self.spoken.append(text)
+        return f"spoke {len(text)} characters"
+
+    def test_mic(self) -> str:
+        return "level -32 dBFS"
+
+    def logs(self, count: int) -> list[str]:
+        return [f"line {i}" for i in range(count)]
+
+    def restart(self) -> str:
+        self.restarts += 1
+        return "restarting"
+
+
+@pytest.fixture(scope="module")
+def pin_file(tmp_path_factory: pytest.TempPathFactory) -> PinFile:
+    pins = PinFile(tmp_path_factory.mktemp("pin") / "admin-pin.json")
+    pins.set(PIN)  # scrypt is slow on purpose: set once for the module
+    return pins
+
+
+def _session(tmp_path: Path, pins: PinFile) -> tuple[ConsoleSession, FakeHost]:
+    host = FakeHost()
+    return ConsoleSession(ConfigStore(tmp_path / "kiosk.toml"), pins, host, now=0.0), host
+
+
+def _say(session: ConsoleSession, line: str, now: float) -> str:
+    return session.feed((line + "\r").encode(), now).decode()
+
+
+def test_reading_is_open_and_changing_needs_the_pin(tmp_path: Path, pin_file: PinFile) -> None:
+    s, host = _session(tmp_path, pin_file)
+    assert "console.baud = 115200" in _say(s, "show console", 1)
+    assert "service: running" in _say(s, "status", 2)
+    assert "line 2" in _say(s, "logs 3", 3)
+    for command in ("set tts.volume 0.5", "save", "unset tts.volume", "revert",
+                    "test tts hello", "restart"):
+        assert "log in first" in _say(s, command, 4)
+    assert host.restarts == 0 and host.spoken == []
+
+
+def test_pin_is_masked_and_unlocks(tmp_path: Path, pin_file: PinFile) -> None:
+    s, host = _session(tmp_path, pin_file)
+    _say(s, "login", 1)
+    out = _say(s, PIN, 2)
+    assert PIN not in out and "****" in out and "logged in" in out
+    assert out.endswith("kiosk# ")
+    assert "applied now" in _say(s, "set tts.volume 0.5", 3)
+    assert "spoke 5" in _say(s, "test tts hello", 4) and host.spoken == ["hello"]
+    assert "-32 dBFS" in _say(s, "test mic", 5)
+    assert "restarting" in _say(s, "restart", 6)
+
+
+def test_pasted_login_and_pin_in_one_read_never_echo_the_pin(
+        tmp_path: Path, pin_file: PinFile) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    out = s.feed(f"login\r{PIN}\r".encode(), 1).decode()
+    assert PIN not in out and "logged in" in out
+
+
+def test_wrong_pins_lock_out_with_doubling_back_off(tmp_path: Path, pin_file: PinFile) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    for i in range(2):
+        _say(s, "login", i)
+        assert "tries left" in _say(s, "0000", i)
+    _say(s, "login", 3)
+    assert "locked for 30 s" in _say(s, "0000", 3)
+    assert "try again in" in _say(s, "login", 10)
+    _say(s, "login", 34)
+    assert "locked for 60 s" in _say(s, "1111", 34)  # the next failure doubles it
+    assert "try again in" in _say(s, "login", 80)
+    _say(s, "login", 95)
+    assert "logged in" in _say(s, PIN, 95)
+
+
+def test_idle_console_locks_itself(tmp_path: Path, pin_file: PinFile) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    _say(s, "login", 0)
+    _say(s, PIN, 1)
+    assert s.tick(200) == b""
+    assert b"locked" in s.tick(301)
+    assert "log in first" in _say(s, "set tts.volume 0.5", 302)
+
+
+def test_japanese_value_bad_value_diff_and_save(tmp_path: Path, pin_file: PinFile) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    _say(s, "login", 0)
+    _say(s, PIN, 1)
+    assert "ja/カフェ.md" in _say(s, 'set screen.fixed_page "ja/カフェ.md"', 2)
+    bad = _say(s, "set console.idle_logout_s 5", 3)
+    assert "error" in bad and "console.idle_logout_s" in bad and "from 30 to 86400" in bad
+    assert "after restart" in _say(s, "set echo.mode off", 4)
+    diff = _say(s, "diff", 5)
+    assert "screen.fixed_page" in diff and "echo.mode: 'speex' -> 'off'  (after restart)" in diff
+    assert "restart to apply: echo.mode" in _say(s, "save", 6)
+    assert "ja/カフェ.md" in (tmp_path / "kiosk.toml").read_text("utf-8")
+
+
+def test_ctrl_c_abandons_a_pin_prompt(tmp_path: Path, pin_file: PinFile) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    _say(s, "login", 0)
+    out = s.feed(b"12\x03", 1).decode()
+    assert out.endswith("kiosk> ")
+    assert "unknown command" in _say(s, "2468", 2)  # typed in the clear now, not a PIN
+
+
+def test_without_a_pin_set_login_says_how_to_set_one(tmp_path: Path) -> None:
+    s = ConsoleSession(ConfigStore(tmp_path / "k.toml"), PinFile(tmp_path / "none.json"),
+                       FakeHost(), 0.0)
+    assert "kiosk config set-pin" in _say(s, "login", 1)
+
+
+def test_pin_format_is_checked(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="4 to 32 digits"):
+        PinFile(tmp_path / "p.json").set("12a")
+
+
+_FUZZ_SETTINGS = settings(max_examples=300, deadline=1000,
+                          suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@_FUZZ_SETTINGS
+@given(chunks=st.lists(st.binary(max_size=64), max_size=20))
+def test_random_bytes_never_crash_or_hang(tmp_path: Path, pin_file: PinFile,
+                                         chunks: list[bytes]) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    for i, chunk in enumerate(chunks):
+        assert isinstance(s.feed(chunk, float(i)), bytes)
+
+
+_WORDS = st.sampled_from(["set", "get", "show", "unset", "diff", "save", "revert", "logs",
+                          "test", "tts", "mic", "status", "help", "echo.mode", "tts.volume",
+                          "console", "1", "-5", "x" * 40, '"', "'", "カフェ", "nope", "login"])
+
+
+@_FUZZ_SETTINGS
+@given(lines=st.lists(st.lists(_WORDS | st.text(string.printable, max_size=8), max_size=4),
+                      max_size=10))
+def test_random_command_lines_always_get_an_answer(tmp_path: Path, pin_file: PinFile,
+                                                   lines: list[list[str]]) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    s.auth.admin = True  # reach the commands that change things, too
+    for i, words in enumerate(lines):
+        line = " ".join(words).replace("\r", " ").replace("\n", " ").replace("\x03", " ")
+        out = s.feed((line + "\r").encode(), float(i)).decode("utf-8", "replace")
+        reply = out.split("\r\n", 1)[1] if "\r\n" in out else ""
+        answer = reply.rsplit("kiosk", 1)[0]
+        if line.strip() and not s._awaiting_pin:
+            assert answer.strip(), f"no answer to {line!r}"
+        if s._awaiting_pin:
+            s.feed(b"\x03", float(i))

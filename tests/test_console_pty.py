@@ -1,0 +1,115 @@
+"""The console end to end, as an installer meets it: `kiosk console` on a real pseudo-terminal,
+driven from the other end with the bytes a terminal sends."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+import tty
+from pathlib import Path
+
+import pytest
+
+PIN = "97531"
+pytestmark = pytest.mark.slow
+
+
+class Terminal:
+    def __init__(self, tmp_path: Path, config: Path) -> None:
+        self.master, slave = pty.openpty()
+        tty.setraw(slave)
+        self.device = os.ttyname(slave)
+        self.config = config
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._slave = slave
+        self.start()
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kiosk", "--config", str(self.config), "console",
+             "--port", self.device],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.read_until(b"kiosk> ")
+
+    def stop(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    def read_until(self, marker: bytes, timeout_s: float = 20.0) -> str:
+        data = b""
+        end = time.monotonic() + timeout_s
+        while marker not in data:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no {marker!r} within {timeout_s} s; got {data!r}")
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                data += os.read(self.master, 4096)
+        return data.decode("utf-8", "replace")
+
+    def type(self, text: str, until: bytes = b"> ") -> str:
+        for ch in text.encode():  # key by key, as a person types
+            os.write(self.master, bytes([ch]))
+        os.write(self.master, b"\r")
+        return self.read_until(until)
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.stop()
+        os.close(self.master)
+        os.close(self._slave)
+
+
+def test_installer_session_over_a_pseudo_terminal(tmp_path: Path) -> None:
+    config = tmp_path / "kiosk.toml"
+    setpin = subprocess.run([sys.executable, "-m", "kiosk", "--config", str(config), "config",
+                             "set-pin"], input=PIN + "\n", capture_output=True, text=True,
+                            check=True)
+    assert "salted scrypt hash" in setpin.stdout
+    assert PIN not in (tmp_path / "admin-pin.json").read_text()
+    term = Terminal(tmp_path, config)
+    try:
+        assert "set KEY VALUE" in term.type("help")
+        assert "log in first" in term.type("set tts.volume 0.5")
+        term.type("login", until=b"PIN: ")
+        wrong = term.type("1234")
+        assert "wrong PIN" in wrong and "1234" not in wrong
+        term.type("login", until=b"PIN: ")
+        assert "logged in" in term.type(PIN, until=b"kiosk# ")
+        # a typo fixed with backspace, then a bad value, then a Japanese one
+        assert "applied now" in term.type("set tts.volumx\x7fe 0.8", until=b"kiosk# ")
+        bad = term.type("set echo.mode loud", until=b"kiosk# ")
+        assert "echo.mode = 'loud' is not allowed" in bad and "hardware, speex, off" in bad
+        assert "ja/カフェ.md" in term.type("set screen.fixed_page ja/カフェ.md", until=b"kiosk# ")
+        assert "saved 2 change(s)" in term.type("save", until=b"kiosk# ")
+        assert "restarted" in term.type("restart", until=b"kiosk# ")
+    finally:
+        term.stop()
+    # the service comes back (as systemd would start it) and reads the saved file
+    term.start()
+    try:
+        assert "ja/カフェ.md" in term.type("get screen.fixed_page")
+        assert "tts.volume = 0.8" in term.type("show tts")
+        assert "log in first" in term.type("set tts.volume 0.1")  # a restart locks it again
+    finally:
+        term.close()
+
+
+def test_cli_config_get_set_show(tmp_path: Path) -> None:
+    config = tmp_path / "kiosk.toml"
+
+    def kiosk(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kiosk", "--config", str(config), "config",
+                               *args], capture_output=True, text=True, check=False)
+
+    assert kiosk("set", "console.idle_logout_s", "120").returncode == 0
+    assert kiosk("get", "console.idle_logout_s").stdout.strip() == "120"
+    assert "console.idle_logout_s = 120" in kiosk("show", "console").stdout
+    bad = kiosk("set", "console.idle_logout_s", "abc")
+    assert bad.returncode == 2 and "console.idle_logout_s" in bad.stderr
+    assert "echo.mode (str" in kiosk("schema").stdout
