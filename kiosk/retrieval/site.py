@@ -22,12 +22,13 @@ log = logging.getLogger(__name__)
 PAGE_SUFFIXES = (".md", ".markdown", ".html", ".htm")
 # A giant page is cut here (and said so): one page must not swamp the index.
 MAX_PAGE_CHARS = 200_000
-# Chosen by measurement with e5-small-int8 (`kiosk eval`, resolved MRR; index build time):
-# 140/300 chars: CAsT 2021 0.529, 2022 0.420; 280/600: 0.533, 0.423; 560/1200: 0.546, 0.449,
-# demo dialogues equal at all three. Longer chunks cost more per chunk (attention grows with
-# tokens) but there are fewer: CAsT 2021 builds in 12.6 / 11.9 / 14.7 s. 560 Japanese
-# characters stay under e5's 512 tokens with the title in front.
-CHUNK_CHARS = {"ja": 560, "en": 1200}
+# Chosen by measurement with e5-small-int8 (`kiosk eval`; build time of the CAsT 2021 index):
+# ja/en 140/300, 280/600 and 560/1200 characters answer the demo dialogues equally (resolved
+# top-1 0.954 / 0.954 / 0.962 en, 0.954 ja); 280/600 builds fastest (12.6 / 11.9 / 14.7 s):
+# short chunks are many, long ones cost more each (attention grows with tokens). CAsT, whose
+# pages are single passages, prefers whole-page chunks (raw MRR 2021: 0.530 at 280/600, 0.558
+# at 560/1200); kiosk pages are sections of a venue's site, so the cheaper size stays.
+CHUNK_CHARS = {"ja": 280, "en": 600}
 
 
 @dataclass(frozen=True)
