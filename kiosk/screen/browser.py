@@ -1,0 +1,122 @@
+"""A headless Chromium with its DevTools port on localhost, and a small driver for it: what the
+tests and `kiosk bench screen` use to play the visitor who taps links on the kiosk screen."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from typing import Any
+
+from kiosk.errors import KioskError
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--remote-allow-origins=http://127.0.0.1", "--remote-debugging-address=127.0.0.1"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class Chromium:
+    def __init__(self, start_url: str = "about:blank") -> None:
+        exe = shutil.which("chromium") or shutil.which("chromium-browser")
+        if exe is None:
+            raise KioskError("screen", "chromium is not installed",
+                             "run scripts/setup.sh as root (it installs Debian's chromium)")
+        self.port = _free_port()
+        self._profile = tempfile.TemporaryDirectory()
+        self.proc = subprocess.Popen(
+            [exe, *FLAGS, f"--remote-debugging-port={self.port}",
+             f"--user-data-dir={self._profile.name}", start_url],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if self.page_targets():
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        self.close()
+        raise KioskError("screen", "chromium did not open its DevTools port",
+                         "check that chromium starts headless on this machine")
+
+    def page_targets(self) -> list[dict[str, Any]]:
+        with urllib.request.urlopen(f"{self.endpoint}/json/list", timeout=2) as resp:
+            data: list[dict[str, Any]] = json.load(resp)
+        return [t for t in data if t.get("type") == "page"]
+
+    def driver(self) -> Driver:
+        return Driver(self.page_targets()[0]["webSocketDebuggerUrl"])
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self._profile.cleanup()
+
+
+class Driver:
+    """Navigate, click and evaluate in the tab, over its own DevTools connection."""
+
+    def __init__(self, ws_url: str) -> None:
+        from websockets.sync.client import connect
+
+        self.ws = connect(ws_url, max_size=None)
+        self._ids = itertools.count(1)
+
+    def call(self, method: str, **params: Any) -> dict[str, Any]:
+        msg_id = next(self._ids)
+        self.ws.send(json.dumps({"id": msg_id, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv(timeout=15))
+            if msg.get("id") == msg_id:
+                if "error" in msg:
+                    raise KioskError("screen", f"devtools {method}: {msg['error']}")
+                result: dict[str, Any] = msg.get("result", {})
+                return result
+
+    def navigate(self, url: str) -> None:
+        self.call("Page.navigate", url=url)
+
+    def wait_loaded(self, url: str, timeout_s: float = 10.0) -> bool:
+        """True once the tab shows `url`, fully loaded."""
+        return wait_for(lambda: self.evaluate(
+            "location.href + ' ' + document.readyState") == f"{url} complete", timeout_s)
+
+    def evaluate(self, expression: str) -> Any:
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        return result.get("result", {}).get("value")
+
+    def click_link(self, href: str) -> None:
+        selector = json.dumps(f'a[href="{href}"]')
+        found = self.evaluate(
+            f"(() => {{ const a = document.querySelector({selector});"
+            " if (!a) return false; setTimeout(() => a.click(), 0); return true; })()")
+        if not found:
+            raise KioskError("screen", f"no link to {href} on the page")
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def wait_for(predicate: Any, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return False

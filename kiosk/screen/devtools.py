@@ -1,0 +1,114 @@
+"""The page in the kiosk browser, followed over the Chrome DevTools protocol.
+
+The browser runs with `--remote-debugging-port` bound to localhost. We attach to its visible
+tab (the first "page" target), enable Page events and follow main-frame navigations, in-page
+navigations (history API, fragments) and reloads. When the tab or the browser goes away we
+look again, with a short back-off; the last known page stays current meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from kiosk.errors import KioskError
+from kiosk.screen.source import ScreenState
+
+log = logging.getLogger(__name__)
+
+
+class DevToolsScreen(ScreenState):
+    def __init__(self, endpoint: str, to_page_id: Callable[[str], str | None]) -> None:
+        super().__init__()
+        host = urlsplit(endpoint).hostname or ""
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            raise KioskError("config", f"screen.devtools_url {endpoint!r} is not on this machine",
+                             "the debugging port must stay on localhost: use 127.0.0.1")
+        self.endpoint = endpoint.rstrip("/")
+        self.to_page_id = to_page_id
+        self.connected = asyncio.Event()
+        self._ids = itertools.count(1)
+
+    def _targets(self) -> list[dict[str, Any]]:
+        with urllib.request.urlopen(f"{self.endpoint}/json/list", timeout=2) as resp:
+            data: list[dict[str, Any]] = json.load(resp)
+        return [t for t in data if t.get("type") == "page" and t.get("webSocketDebuggerUrl")]
+
+    def _show(self, url: str, title: str = "", *, reload: bool = False) -> None:
+        if not url or url == "about:blank":
+            return  # nothing shown yet
+        current = self.current()
+        if current is not None and current.url == url and not reload:
+            return  # the same URL announced twice (history entry + in-document event)
+        page_id = self.to_page_id(url)
+        self.update(url, page_id, title)
+        log.info("screen: %s -> %s", url, page_id or "off-site")
+
+    async def run(self, stop: asyncio.Event) -> None:
+        import websockets
+
+        backoff_s = 0.2
+        while not stop.is_set():
+            try:
+                targets = await asyncio.to_thread(self._targets)
+                if not targets:
+                    raise KioskError("screen", "the kiosk browser has no open tab")
+                async with websockets.connect(targets[0]["webSocketDebuggerUrl"],
+                                              max_size=None) as ws:
+                    await self._follow(ws, stop)
+                backoff_s = 0.2
+            except (OSError, KioskError, websockets.WebSocketException) as exc:
+                self.connected.clear()
+                log.debug("screen: devtools %s: %s", self.endpoint, exc)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(stop.wait(), backoff_s)
+                backoff_s = min(backoff_s * 2, 2.0)
+
+    async def _follow(self, ws: Any, stop: asyncio.Event) -> None:
+        history_ids: set[int] = set()
+
+        async def ask_history() -> None:
+            msg_id = next(self._ids)
+            history_ids.add(msg_id)
+            await ws.send(json.dumps({"id": msg_id, "method": "Page.getNavigationHistory"}))
+
+        async def close_on_stop() -> None:
+            await stop.wait()
+            await ws.close()
+
+        await ws.send(json.dumps({"id": next(self._ids), "method": "Page.enable"}))
+        await ask_history()
+        self.connected.set()
+        # Never cancel a pending recv (a message could be lost); closing ends the loop instead.
+        closer = asyncio.create_task(close_on_stop())
+        try:
+            async for raw in ws:
+                await self._handle(json.loads(raw), history_ids, ask_history)
+        finally:
+            closer.cancel()
+
+    async def _handle(self, msg: dict[str, Any], history_ids: set[int],
+                      ask_history: Callable[[], Any]) -> None:
+        method = msg.get("method")
+        params = msg.get("params", {})
+        if msg.get("id") in history_ids and "result" in msg:
+            history_ids.discard(msg["id"])
+            entries = msg["result"]["entries"]
+            entry = entries[msg["result"]["currentIndex"]]
+            self._show(entry["url"], entry.get("title", ""))
+        elif method == "Page.frameNavigated" and not params["frame"].get("parentId"):
+            frame = params["frame"]
+            self._show(frame["url"] + frame.get("urlFragment", ""), reload=True)
+        elif method == "Page.navigatedWithinDocument":
+            self._show(params["url"])
+        elif method == "Page.loadEventFired":
+            await ask_history()  # a page that committed before we attached
+        elif method == "Inspector.detached":
+            raise KioskError("screen", "the kiosk tab was closed")
