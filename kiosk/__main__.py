@@ -132,10 +132,48 @@ def _explain(result: Any) -> str:
     return "\n".join(lines)
 
 
+def _screen_source(cfg: Config, page_ids: set[str]) -> Any:
+    """The configured source of the page on screen, started (devtools and bridge in threads)."""
+    import asyncio
+    import threading
+
+    from kiosk.screen.source import FixedScreen, map_url
+
+    def to_page_id(url: str) -> str | None:
+        return map_url(url, cfg.screen.base_url, page_ids)
+
+    if cfg.screen.source == "devtools":
+        from kiosk.screen.devtools import DevToolsScreen
+
+        screen = DevToolsScreen(cfg.screen.devtools_url, to_page_id)
+        stop = asyncio.Event()
+        threading.Thread(target=lambda: asyncio.run(screen.run(stop)), name="screen",
+                         daemon=True).start()
+        return screen
+    if cfg.screen.source == "bridge":
+        from firmware_bridge.link import BridgeLink
+        from kiosk.screen.bridge import BridgeScreen
+
+        if not cfg.bridge.port:
+            raise KioskError("config", "screen.source is bridge but bridge.port is empty",
+                             "set bridge.port DEVICE")
+        bridge_screen = BridgeScreen(to_page_id)
+        BridgeLink(cfg.bridge.port, bridge_screen.on_event).start()
+        return bridge_screen
+    return FixedScreen(cfg.screen.fixed_page, page_ids)
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     cfg = _config(args)
     brain = _brain(cfg)
     lang = args.lang or (None if cfg.brain.language == "auto" else cfg.brain.language)
+    source = None if args.screen else _screen_source(cfg, {p.page_id for p in brain.index.pages})
+    if source is not None and cfg.screen.source != "fixed":
+        import time
+
+        deadline = time.monotonic() + 3.0  # let the browser or the bridge report once
+        while source.current() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
     screen = args.screen
     history: tuple[Any, ...] = ()
     interactive = sys.stdin.isatty()
@@ -154,8 +192,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
             continue
         if line.startswith(":screen"):
             screen = line.split(maxsplit=1)[1] if " " in line else None
+            source = None  # typed by hand from now on
             print(f"(screen: {screen})")
             continue
+        if source is not None:
+            shown = source.current()
+            screen = shown.brain_id if shown is not None else None
         result = brain.respond(history, line, screen, lang)
         if not interactive:
             print(f"visitor> {line}")
@@ -202,6 +244,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "screen":
+        from kiosk.bench import screen as bench_screen
+
+        report = bench_screen.run(args.navigations)
+        print(json.dumps(report) if args.json else
+              f"{report['navigations']} navigations, {report['missed']} missed; lag p50 "
+              f"{report['lag_ms']['p50']} ms, p95 {report['lag_ms']['p95']} ms")
+        return 0
     from kiosk.bench import brain as bench_brain
 
     cfg = _config(args)
@@ -310,7 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", help="text conversation with the brain")
     p.add_argument("--site")
     p.add_argument("--index")
-    p.add_argument("--screen", help="page id shown on the touchscreen (':screen ID' changes it)")
+    p.add_argument("--screen", help="page id on the touchscreen (':screen ID' changes it); "
+                                    "default: the configured screen source")
     p.add_argument("--lang", choices=["ja", "en"])
     p.add_argument("--embedder", help="model name from models/manifest.toml")
     p.add_argument("--explain", action="store_true",
@@ -342,7 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument("what", choices=["brain"])
+    p.add_argument("what", choices=["brain", "screen"])
+    p.add_argument("--navigations", type=int, default=100, help="screen: browser navigations")
     p.add_argument("--pages", type=int, default=5000, help="size of the generated site")
     p.add_argument("--turns", type=int, default=400, help="timed turns per site")
     p.add_argument("--embedder", help="model name from models/manifest.toml")

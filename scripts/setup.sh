@@ -5,6 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian packages the tests use: a real browser for the screen source.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "setup: chromium is missing (tests of the screen source need it): sudo apt-get install chromium" >&2
+  fi
+fi
+
 PYTHON="${PYTHON:-python3}"
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   echo "setup: Python 3.11 or newer is needed (found: $("$PYTHON" --version 2>&1))" >&2

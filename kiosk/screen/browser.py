@@ -75,7 +75,8 @@ class Driver:
     def __init__(self, ws_url: str) -> None:
         from websockets.sync.client import connect
 
-        self.ws = connect(ws_url, max_size=None)
+        self._connection = connect(ws_url, max_size=None)
+        self.ws = self._connection.__enter__()
         self._ids = itertools.count(1)
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
@@ -110,7 +111,7 @@ class Driver:
             raise KioskError("screen", f"no link to {href} on the page")
 
     def close(self) -> None:
-        self.ws.close()
+        self._connection.__exit__(None, None, None)
 
 
 def wait_for(predicate: Any, timeout_s: float = 10.0) -> bool:
