@@ -126,3 +126,23 @@ def test_devtools_source_follows_the_browser(browser_rig: tuple) -> None:  # typ
     driver.navigate("http://127.0.0.1:9/news.html")  # somewhere else entirely
     assert wait_for(lambda: screen.current().url.startswith("http://127.0.0.1:9/"), 2.0)
     assert screen.current().page_id is None
+
+
+@pytest.mark.slow
+def test_kiosk_ask_takes_the_page_from_the_browser(browser_rig: tuple,  # type: ignore[type-arg]
+                                                   tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    server, screen, driver, wait_for = browser_rig
+    driver.navigate(server.base_url + "en/robot-lab.md")
+    assert wait_for(lambda: screen.current().page_id == "en/robot-lab.md", 2.0)
+    endpoint = screen.endpoint
+    config = tmp_path / "kiosk.toml"
+    config.write_text(f'[screen]\nsource = "devtools"\ndevtools_url = "{endpoint}"\n'
+                      f'base_url = "{server.base_url}"\n', encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "kiosk", "--config", str(config), "ask", "--lang", "en",
+         "--explain"], input="what's on this page\n", capture_output=True, text=True,
+        timeout=300, check=True).stdout
+    assert "Robot Lab" in out and "en/robot-lab.md" in out
