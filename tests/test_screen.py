@@ -3,8 +3,6 @@ source following a real headless Chromium."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,27 +77,10 @@ def test_devtools_endpoint_must_be_local() -> None:
 
 @pytest.fixture
 def browser_rig() -> Iterator[tuple]:  # type: ignore[type-arg]
-    from kiosk.screen.browser import Chromium, wait_for
-    from kiosk.screen.devtools import DevToolsScreen
-    from kiosk.screen.site_server import SiteServer
+    from kiosk.screen.browser import followed_browser, wait_for
 
-    server = SiteServer(DEMO_SITE).start()
-    ids = set(server.pages)
-    browser = Chromium(server.base_url + "en/index.md")
-    screen = DevToolsScreen(browser.endpoint, lambda u: map_url(u, server.base_url, ids))
-    stop = asyncio.Event()
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=lambda: loop.run_until_complete(screen.run(stop)),
-                              daemon=True)
-    thread.start()
-    assert wait_for(lambda: screen.connected.is_set() and screen.current() is not None, 20)
-    driver = browser.driver()
-    yield server, screen, driver, wait_for
-    driver.close()
-    loop.call_soon_threadsafe(stop.set)
-    thread.join(timeout=5)
-    browser.close()
-    server.stop()
+    with followed_browser(DEMO_SITE, "en/index.md") as rig:
+        yield rig.server, rig.screen, rig.driver, wait_for
 
 
 @pytest.mark.slow

@@ -8,37 +8,21 @@ reports the new page.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import statistics
-import threading
 import time
 from typing import Any
 
 from kiosk.config import DEMO_SITE
-from kiosk.screen.browser import Chromium, wait_for
-from kiosk.screen.devtools import DevToolsScreen
-from kiosk.screen.site_server import SiteServer
-from kiosk.screen.source import map_url
+from kiosk.screen.browser import followed_browser, wait_for
 
 
 def run(navigations: int = 100, seed: int = 5) -> dict[str, Any]:
-    server = SiteServer(DEMO_SITE).start()
-    ids = set(server.pages)
-    browser = Chromium(server.base_url + "en/index.md")
-    screen = DevToolsScreen(browser.endpoint, lambda u: map_url(u, server.base_url, ids))
-    stop = asyncio.Event()
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=lambda: loop.run_until_complete(screen.run(stop)),
-                              daemon=True)
-    thread.start()
     lags: list[float] = []
     missed = 0
-    driver = None
-    try:
-        if not wait_for(lambda: screen.connected.is_set() and screen.current() is not None, 20):
-            raise RuntimeError("the screen source never attached to the browser")
-        driver = browser.driver()
+    with followed_browser(DEMO_SITE, "en/index.md") as rig:
+        server, screen, driver = rig.server, rig.screen, rig.driver
+        ids = set(server.pages)
         rng = random.Random(seed)
         pages = sorted(ids)
         here = "en/index.md"
@@ -62,13 +46,6 @@ def run(navigations: int = 100, seed: int = 5) -> dict[str, Any]:
             else:
                 missed += 1
             here = target
-    finally:
-        if driver is not None:
-            driver.close()
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout=5)
-        browser.close()
-        server.stop()
     ordered = sorted(lags) or [float("nan")]
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return {"navigations": navigations, "missed": missed,

@@ -3,14 +3,20 @@ tests and `kiosk bench screen` use to play the visitor who taps links on the kio
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import json
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kiosk.errors import KioskError
@@ -121,3 +127,44 @@ def wait_for(predicate: Any, timeout_s: float = 10.0) -> bool:
             return True
         time.sleep(0.005)
     return False
+
+
+@dataclass
+class FollowedBrowser:
+    """A site served locally, shown in headless Chromium, followed by a DevTools screen source,
+    with a driver to act as the visitor."""
+
+    server: Any
+    browser: Chromium
+    screen: Any
+    driver: Driver
+
+
+@contextlib.contextmanager
+def followed_browser(site: Path, start_page: str) -> Iterator[FollowedBrowser]:
+    from kiosk.screen.devtools import DevToolsScreen
+    from kiosk.screen.site_server import SiteServer
+    from kiosk.screen.source import map_url
+
+    server = SiteServer(site).start()
+    ids = set(server.pages)
+    browser = Chromium(server.base_url + start_page)
+    screen = DevToolsScreen(browser.endpoint, lambda u: map_url(u, server.base_url, ids))
+    stop = asyncio.Event()
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=lambda: loop.run_until_complete(screen.run(stop)),
+                              name="screen", daemon=True)
+    thread.start()
+    driver: Driver | None = None
+    try:
+        if not wait_for(lambda: screen.connected.is_set() and screen.current() is not None, 20):
+            raise KioskError("screen", "the screen source never attached to the browser")
+        driver = browser.driver()
+        yield FollowedBrowser(server, browser, screen, driver)
+    finally:
+        if driver is not None:
+            driver.close()
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout=5)
+        browser.close()
+        server.stop()
