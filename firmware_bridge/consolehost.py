@@ -1,16 +1,19 @@
-"""The console's view of the appliance when the console runs on its own (`kiosk console`).
-
-Until the voice loop runs in the same process, `test tts` and `test mic` say plainly that
-there is no audio engine here; everything else is real.
-"""
+"""The console's view of the appliance when the console runs on its own (`kiosk console`):
+the configuration, the models, the log, and the sound devices (`test tts` speaks on the
+configured loudspeaker, `test mic` measures the configured microphone)."""
 
 from __future__ import annotations
 
 import collections
 import logging
+import time
+
+import numpy as np
 
 from kiosk.configstore import ConfigStore
 from kiosk.models import load_manifest, verify
+from kiosk.text import detect_lang
+from kiosk.tts import Synthesizer
 
 
 class RingLog(logging.Handler):
@@ -30,6 +33,7 @@ class StandaloneHost:
         self.store = store
         self.ring = ring
         self.restarts = 0
+        self._voices: dict[str, Synthesizer] = {}
 
     def status(self) -> str:
         cfg = self.store.saved
@@ -43,15 +47,50 @@ class StandaloneHost:
             f"unsaved changes: {len(self.store.diff())}",
             f"saved but waiting for restart: {', '.join(restart) or 'none'}",
             f"models ({models_dir}): {models}",
-            "voice loop: not running in this process (standalone console)",
+            "voice loop: not running in this process (standalone console); "
+            "last turns and stage latencies come from the service",
         ]
         return "\n".join(lines)
 
+    def _synthesizer(self, lang: str) -> Synthesizer:
+        cfg = self.store.pending
+        if lang not in self._voices:
+            if lang == "ja":
+                from kiosk.tts.openjtalk import OpenJTalkSynthesizer
+
+                self._voices[lang] = OpenJTalkSynthesizer(volume=cfg.tts.volume)
+            else:
+                from kiosk.tts.piper import PiperSynthesizer
+
+                entry = load_manifest()["piper-joe-en"]
+                self._voices[lang] = PiperSynthesizer.from_manifest(
+                    entry, cfg.paths.models_path(), volume=cfg.tts.volume)
+        return self._voices[lang]
+
     def test_tts(self, text: str) -> str:
-        return "error: no speech synthesizer runs in the standalone console yet"
+        from kiosk.audio.devices import play
+        from kiosk.audio.format import RATE_HZ
+
+        lang = detect_lang(text)
+        device = self.store.pending.audio.output_device
+        start = time.monotonic()
+        first_ms = None
+        pieces = []
+        for speech in self._synthesizer(lang).synthesize(text):
+            if first_ms is None:
+                first_ms = (time.monotonic() - start) * 1000.0
+            pieces.append(speech.samples)
+        audio = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int16)
+        played_s = play(audio, device)
+        return (f"spoke {len(audio) / RATE_HZ:.1f} s of {lang} speech on "
+                f"{device or 'default'} (first sentence ready in {first_ms or 0:.0f} ms, "
+                f"played in {played_s:.1f} s)")
 
     def test_mic(self) -> str:
-        return "error: no microphone is opened by the standalone console yet"
+        from kiosk.audio.devices import level_report, record
+
+        device = self.store.pending.audio.input_device
+        return level_report(record(1.0, device), device)
 
     def logs(self, count: int) -> list[str]:
         return list(self.ring.lines)[-count:]

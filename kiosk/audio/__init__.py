@@ -1,0 +1,1 @@
+"""Audio: the one format, devices and recordings, echo cancellation, voice activity."""
