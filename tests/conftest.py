@@ -43,5 +43,10 @@ def jack_server() -> Iterator[None]:
             pytest.fail("jackd did not start")
         time.sleep(0.1)
     yield
+    import sys
+
+    if "sounddevice" in sys.modules:
+        # PortAudio must let go of JACK before the server goes, or it aborts at exit.
+        sys.modules["sounddevice"]._terminate()
     proc.terminate()
     proc.wait(timeout=10)

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -40,11 +42,11 @@ class Chromium:
             raise KioskError("screen", "chromium is not installed",
                              "run scripts/setup.sh as root (it installs Debian's chromium)")
         self.port = _free_port()
-        self._profile = tempfile.TemporaryDirectory()
+        self._profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
         self.proc = subprocess.Popen(
             [exe, *FLAGS, f"--remote-debugging-port={self.port}",
              f"--user-data-dir={self._profile.name}", start_url],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self.endpoint = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -67,11 +69,15 @@ class Chromium:
         return Driver(self.page_targets()[0]["webSocketDebuggerUrl"])
 
     def close(self) -> None:
-        self.proc.terminate()
+        # Chromium's helper processes share its session: end them all before the profile goes.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
         self._profile.cleanup()
 
 

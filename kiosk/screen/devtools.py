@@ -35,6 +35,8 @@ class DevToolsScreen(ScreenState):
         self.to_page_id = to_page_id
         self.connected = asyncio.Event()
         self._ids = itertools.count(1)
+        self._generation = 0  # navigation events seen
+        self._enable_id = -1
 
     def _targets(self) -> list[dict[str, Any]]:
         with urllib.request.urlopen(f"{self.endpoint}/json/list", timeout=2) as resp:
@@ -72,20 +74,21 @@ class DevToolsScreen(ScreenState):
                 backoff_s = min(backoff_s * 2, 2.0)
 
     async def _follow(self, ws: Any, stop: asyncio.Event) -> None:
-        history_ids: set[int] = set()
+        # A history answer is only news if no navigation event came after we asked for it.
+        history_ids: dict[int, int] = {}
 
         async def ask_history() -> None:
             msg_id = next(self._ids)
-            history_ids.add(msg_id)
+            history_ids[msg_id] = self._generation
             await ws.send(json.dumps({"id": msg_id, "method": "Page.getNavigationHistory"}))
 
         async def close_on_stop() -> None:
             await stop.wait()
             await ws.close()
 
-        await ws.send(json.dumps({"id": next(self._ids), "method": "Page.enable"}))
-        await ask_history()
-        self.connected.set()
+        # Attached only once Page.enable is acknowledged: navigations before that send no event.
+        self._enable_id = next(self._ids)
+        await ws.send(json.dumps({"id": self._enable_id, "method": "Page.enable"}))
         # Never cancel a pending recv (a message could be lost); closing ends the loop instead.
         closer = asyncio.create_task(close_on_stop())
         try:
@@ -94,19 +97,25 @@ class DevToolsScreen(ScreenState):
         finally:
             closer.cancel()
 
-    async def _handle(self, msg: dict[str, Any], history_ids: set[int],
+    async def _handle(self, msg: dict[str, Any], history_ids: dict[int, int],
                       ask_history: Callable[[], Any]) -> None:
         method = msg.get("method")
         params = msg.get("params", {})
-        if msg.get("id") in history_ids and "result" in msg:
-            history_ids.discard(msg["id"])
-            entries = msg["result"]["entries"]
-            entry = entries[msg["result"]["currentIndex"]]
-            self._show(entry["url"], entry.get("title", ""))
+        if msg.get("id") == self._enable_id:
+            await ask_history()
+            self.connected.set()
+        elif msg.get("id") in history_ids and "result" in msg:
+            asked_at = history_ids.pop(msg["id"])
+            if asked_at == self._generation:
+                entries = msg["result"]["entries"]
+                entry = entries[msg["result"]["currentIndex"]]
+                self._show(entry["url"], entry.get("title", ""))
         elif method == "Page.frameNavigated" and not params["frame"].get("parentId"):
+            self._generation += 1
             frame = params["frame"]
             self._show(frame["url"] + frame.get("urlFragment", ""), reload=True)
         elif method == "Page.navigatedWithinDocument":
+            self._generation += 1
             self._show(params["url"])
         elif method == "Page.loadEventFired":
             await ask_history()  # a page that committed before we attached
