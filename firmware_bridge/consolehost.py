@@ -44,6 +44,9 @@ class StandaloneHost:
         restart = self.store.needs_restart()
         lines = [
             f"config: {self.store.path} (loaded from: {self.store.origin})",
+            # the devices as set now, saved or not: what `test tts` / `test mic` would use
+            self._device_health("output", self.store.pending.audio.output_device),
+            self._device_health("input", self.store.pending.audio.input_device),
             f"unsaved changes: {len(self.store.diff())}",
             f"saved but waiting for restart: {', '.join(restart) or 'none'}",
             f"models ({models_dir}): {models}",
@@ -51,6 +54,17 @@ class StandaloneHost:
             "last turns and stage latencies come from the service",
         ]
         return "\n".join(lines)
+
+    @staticmethod
+    def _device_health(kind: str, name: str) -> str:
+        from kiosk.audio.devices import find_device
+        from kiosk.errors import KioskError
+
+        try:
+            find_device(name, kind)
+        except KioskError as exc:
+            return f"{kind} device: PROBLEM: {exc.describe()}"
+        return f"{kind} device: {name or 'default'} ok"
 
     def _synthesizer(self, lang: str) -> Synthesizer:
         cfg = self.store.pending

@@ -124,11 +124,14 @@ def test_console_speaks_and_measures_on_the_sound_device(tmp_path: Path,
     try:
         term.type("login", until=b"PIN: ")
         term.type(PIN, until=b"kiosk# ")
+        status = term.type("status", until=b"kiosk# ")
+        assert "output device: default ok" in status and "input device: default ok" in status
         spoke = term.type("test tts Hello. Welcome to the museum.", until=b"kiosk# ")
         assert "spoke" in spoke and "s of en speech" in spoke
         assert "dBFS" in term.type("test mic", until=b"kiosk# ")
         term.type("set audio.output_device nosuchcard", until=b"kiosk# ")
         bad = term.type("test tts hello", until=b"kiosk# ")
         assert 'audio.output_device "nosuchcard" not found' in bad and '"system"' in bad
+        assert "output device: PROBLEM" in term.type("status", until=b"kiosk# ")
     finally:
         term.close()
