@@ -1,0 +1,146 @@
+"""Voice activity: Silero's speech probability (onnxruntime) and a pure segmenter.
+
+The segmenter sees chunks and probabilities, never a clock: time is the audio's own (ms stamps
+of the chunks), so it is tested with tables of numbers and behaves the same on a live
+microphone and on a recording. It keeps a pre-roll so the first syllable is not cut, ends an
+utterance after `end_silence_ms` of non-speech, cuts a monologue at `max_utterance_ms`, and has
+no blind warm-up: the first chunk can start speech.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from kiosk.audio.format import CHUNK_MS, RATE_HZ, AudioChunk, Samples
+from kiosk.errors import ModelError
+
+WINDOW = 512  # samples Silero scores at 16 kHz
+CONTEXT = 64  # samples of the previous window it is given in front
+
+
+class SileroVad:
+    """Speech probability per chunk; windows of 512 samples carried across chunks."""
+
+    def __init__(self, model: Path, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self._session = ort.InferenceSession(str(model), options,
+                                                 providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own errors
+            raise ModelError(f"VAD model {model} could not be loaded: {exc}",
+                             "reinstall it: kiosk models install silero-vad --force") from exc
+        self.reset()
+
+    def reset(self) -> None:
+        self._state = np.zeros((2, 1, 128), dtype=np.float32)
+        self._context = np.zeros(CONTEXT, dtype=np.float32)
+        self._pending = np.zeros(0, dtype=np.float32)
+        self._last = 0.0
+
+    def probability(self, samples: Samples) -> float:
+        """The speech probability of the latest full window after adding these samples."""
+        self._pending = np.concatenate([self._pending, samples.astype(np.float32) / 32768.0])
+        while len(self._pending) >= WINDOW:
+            window, self._pending = self._pending[:WINDOW], self._pending[WINDOW:]
+            x = np.concatenate([self._context, window])[None, :]
+            out, self._state = self._session.run(
+                None, {"input": x, "state": self._state, "sr": np.array(RATE_HZ, dtype=np.int64)})
+            self._context = window[-CONTEXT:]
+            self._last = float(out[0][0])
+        return self._last
+
+
+@dataclass(frozen=True)
+class SegmenterParams:
+    speech_on: float = 0.5  # probability that starts speech
+    speech_off: float = 0.35  # below this counts as silence (hysteresis)
+    pre_roll_ms: int = 300  # audio kept from before speech started
+    end_silence_ms: int = 400  # non-speech that ends an utterance
+    max_utterance_ms: int = 15_000  # a monologue is cut here and goes on as a new utterance
+    min_speech_ms: int = 100  # shorter bursts (a cough, a click) are dropped
+
+
+@dataclass(frozen=True)
+class SpeechStarted:
+    start_ms: int
+
+
+@dataclass(frozen=True)
+class Utterance:
+    chunks: tuple[AudioChunk, ...]
+    start_ms: int
+    last_voiced_ms: int  # end of the last chunk judged speech
+    decided_ms: int  # stream time when the end was decided
+    cut: bool = False  # ended by max_utterance_ms, not by silence
+
+    @property
+    def samples(self) -> Samples:
+        return np.concatenate([c.samples for c in self.chunks])
+
+
+Event = SpeechStarted | Utterance
+
+
+@dataclass
+class Segmenter:
+    params: SegmenterParams = field(default_factory=SegmenterParams)
+    _pre: collections.deque[AudioChunk] = field(default_factory=collections.deque)
+    _chunks: list[AudioChunk] = field(default_factory=list)
+    _in_speech: bool = False
+    _voiced_ms: int = 0
+    _silence_ms: int = 0
+    _last_voiced_end: int = 0
+    _start_ms: int = 0
+
+    def feed(self, chunk: AudioChunk, probability: float) -> list[Event]:
+        p = self.params
+        length_ms = chunk.end_ms - chunk.start_ms or CHUNK_MS
+        events: list[Event] = []
+        if not self._in_speech:
+            self._pre.append(chunk)
+            while sum(c.end_ms - c.start_ms for c in self._pre) > p.pre_roll_ms + length_ms:
+                self._pre.popleft()
+            if probability >= p.speech_on:
+                self._in_speech = True
+                self._chunks = list(self._pre)
+                self._pre.clear()
+                self._start_ms = self._chunks[0].start_ms
+                self._voiced_ms = length_ms
+                self._silence_ms = 0
+                self._last_voiced_end = chunk.end_ms
+                events.append(SpeechStarted(chunk.start_ms))
+            return events
+        self._chunks.append(chunk)
+        if probability >= p.speech_off:
+            self._voiced_ms += length_ms
+            self._silence_ms = 0
+            self._last_voiced_end = chunk.end_ms
+        else:
+            self._silence_ms += length_ms
+        if self._silence_ms >= p.end_silence_ms:
+            events += self._finish(chunk.end_ms, cut=False)
+        elif chunk.end_ms - self._start_ms >= p.max_utterance_ms:
+            events += self._finish(chunk.end_ms, cut=True)
+            self._in_speech = True  # the monologue goes on: a new utterance starts here
+            self._start_ms = chunk.end_ms
+            self._voiced_ms = 0
+            self._last_voiced_end = chunk.end_ms
+        return events
+
+    def _finish(self, now_ms: int, *, cut: bool) -> list[Event]:
+        chunks = tuple(self._chunks)
+        voiced = self._voiced_ms
+        self._chunks = []
+        self._in_speech = False
+        self._silence_ms = 0
+        if voiced < self.params.min_speech_ms or not chunks:
+            return []
+        return [Utterance(chunks, chunks[0].start_ms, self._last_voiced_end, now_ms, cut)]

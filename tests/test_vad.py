@@ -1,0 +1,91 @@
+"""The segmenter as a table of probabilities (no clock), and Silero on real synthesized speech."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, AudioChunk, chunks
+from kiosk.audio.vad import Segmenter, SegmenterParams, SpeechStarted, Utterance
+
+
+def _run(probs: list[float], params: SegmenterParams | None = None) -> list[object]:
+    seg = Segmenter(params or SegmenterParams())
+    events: list[object] = []
+    for i, p in enumerate(probs):
+        chunk = AudioChunk(np.full(CHUNK_SAMPLES, i % 1000, dtype=np.int16), i * 20)
+        events += seg.feed(chunk, p)
+    return events
+
+
+def test_speech_then_silence_makes_one_utterance_with_pre_roll() -> None:
+    probs = [0.0] * 30 + [0.9] * 50 + [0.0] * 30  # 600 ms quiet, 1 s speech, 600 ms quiet
+    events = _run(probs)
+    assert isinstance(events[0], SpeechStarted) and events[0].start_ms == 600
+    utt = events[1]
+    assert isinstance(utt, Utterance) and not utt.cut
+    assert utt.start_ms == 600 - 300  # the pre-roll keeps the first syllable
+    assert utt.last_voiced_ms == 1600
+    assert utt.decided_ms - utt.last_voiced_ms == 400  # the configured end-of-speech silence
+    assert len(events) == 2
+
+
+def test_first_chunk_can_start_speech_no_warm_up() -> None:
+    events = _run([0.9] * 20 + [0.0] * 25)
+    assert isinstance(events[0], SpeechStarted) and events[0].start_ms == 0
+
+
+def test_hysteresis_keeps_a_soft_ending_inside_the_utterance() -> None:
+    events = _run([0.9] * 20 + [0.4] * 30 + [0.1] * 25)
+    utt = events[-1]
+    assert isinstance(utt, Utterance) and utt.last_voiced_ms == 1000
+
+
+def test_pauses_shorter_than_the_end_silence_do_not_split() -> None:
+    events = _run([0.9] * 20 + [0.0] * 15 + [0.9] * 20 + [0.0] * 25)
+    assert [type(e).__name__ for e in events] == ["SpeechStarted", "Utterance"]
+
+
+def test_a_cough_is_dropped() -> None:
+    assert [type(e).__name__ for e in _run([0.0] * 10 + [0.9] * 3 + [0.0] * 40)] == [
+        "SpeechStarted"]
+
+
+def test_a_monologue_is_cut_and_goes_on() -> None:
+    params = SegmenterParams(max_utterance_ms=2000)
+    events = _run([0.9] * 250 + [0.0] * 25, params)  # 5 s of talk
+    utts = [e for e in events if isinstance(e, Utterance)]
+    assert [u.cut for u in utts] == [True, True, False]
+    assert all(u.decided_ms - u.start_ms <= 2000 for u in utts[:2])
+
+
+def test_silence_for_a_long_time_yields_nothing() -> None:
+    assert _run([0.01] * 50_000) == []  # 1,000 s
+
+
+@pytest.mark.slow
+def test_silero_finds_synthesized_speech(models_dir: Path) -> None:
+    from kiosk.audio.vad import SileroVad
+    from kiosk.models import load_manifest, model_path
+    from kiosk.tts.piper import PiperSynthesizer
+
+    tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir)
+    speech = np.concatenate([s.samples for s in tts.synthesize("Where is the planetarium?")])
+    silence = np.zeros(RATE_HZ, dtype=np.int16)
+    audio = np.concatenate([silence, speech, silence])
+    vad = SileroVad(model_path(load_manifest()["silero-vad"], models_dir))
+    seg = Segmenter()
+    events: list[object] = []
+    for chunk in chunks(audio):
+        events += seg.feed(chunk, vad.probability(chunk.samples))
+    utts = [e for e in events if isinstance(e, Utterance)]
+    assert len(utts) == 1
+    speech_end_ms = (RATE_HZ + len(speech)) * 1000 // RATE_HZ
+    assert 700 <= utts[0].start_ms <= 1100  # onset at 1,000 ms, with pre-roll
+    assert abs(utts[0].last_voiced_ms - speech_end_ms) < 250
+    assert utts[0].decided_ms - utts[0].last_voiced_ms <= 400 + 40
+    vad.reset()
+    quiet = [vad.probability(c.samples) for c in chunks(np.zeros(RATE_HZ * 30, dtype=np.int16))]
+    assert max(quiet) < 0.2
