@@ -208,6 +208,40 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """The voice loop. On recorded audio: --mic-wav IN --speaker-wav OUT."""
+    if not args.mic_wav:
+        raise KioskError("run", "the live loop on sound devices is not built yet",
+                         "run on a recording: kiosk run --mic-wav IN.wav --speaker-wav OUT.wav")
+    from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
+    from kiosk.audio.vad import SileroVad
+    from kiosk.audio.wav import read_wav, write_wav
+    from kiosk.models import load_manifest, model_path
+    from kiosk.tts.openjtalk import OpenJTalkSynthesizer
+    from kiosk.tts.piper import PiperSynthesizer
+    from kiosk.voice import run_recorded
+
+    cfg = _config(args)
+    brain = _brain(cfg)
+    manifest = load_manifest()
+    models_dir = cfg.paths.models_path()
+    vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
+    voices: dict[str, Any] = {
+        "en": PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir,
+                                             volume=cfg.tts.volume),
+        "ja": OpenJTalkSynthesizer(volume=cfg.tts.volume)}
+    speaker, turns = run_recorded(read_wav(Path(args.mic_wav)), brain, vad,
+                                  PocketsphinxRecognizer(), voices)
+    write_wav(Path(args.speaker_wav), speaker)
+    for turn in turns:
+        print(f"[{turn.speech_start_ms / 1000:7.2f} s] visitor> {turn.utterance}")
+        print(f"[{turn.reply_start_ms / 1000:7.2f} s] avatar>  {turn.reply}")
+        print(f"            (end of speech -> decision {turn.eos_decided_ms - turn.last_voiced_ms}"
+              f" ms, recognition {turn.asr_ms:.0f} ms, brain {turn.brain_ms:.0f} ms, first "
+              f"audio {turn.first_audio_ms:.0f} ms; kind {turn.kind}, page {turn.page})")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from kiosk.eval import evaluate, format_table, load_dialogues
 
@@ -367,6 +401,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true",
                    help="show act, kind, detail flag, query, top pages and scores")
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("run", help="the voice loop (on recorded audio for now)")
+    p.add_argument("--mic-wav", help="microphone recording to run through the loop")
+    p.add_argument("--speaker-wav", default="speaker.wav", help="where the replies are written")
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("eval", help="top-1 and MRR per query strategy on dialogues")
     p.add_argument("--site")
