@@ -278,6 +278,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "voice":
+        from kiosk.bench import voice as bench_voice
+
+        report = bench_voice.run(_config(args), args.utterances)
+        print(json.dumps(report) if args.json else json.dumps(report, indent=1))
+        return 0
     if args.what == "screen":
         from kiosk.bench import screen as bench_screen
 
@@ -432,7 +438,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument("what", choices=["brain", "screen"])
+    p.add_argument("what", choices=["brain", "screen", "voice"])
+    p.add_argument("--utterances", type=int, default=24, help="voice: recorded utterances")
     p.add_argument("--navigations", type=int, default=100, help="screen: browser navigations")
     p.add_argument("--pages", type=int, default=5000, help="size of the generated site")
     p.add_argument("--turns", type=int, default=400, help="timed turns per site")

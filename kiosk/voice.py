@@ -7,6 +7,7 @@ sound devices builds on the same stages.
 
 from __future__ import annotations
 
+import collections
 import logging
 import time
 from collections.abc import Callable
@@ -16,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from kiosk.asr import Recognizer
-from kiosk.audio.format import RATE_HZ, Samples, chunks
-from kiosk.audio.vad import Segmenter, SileroVad, Utterance
+from kiosk.audio.format import CHUNK_MS, RATE_HZ, AudioChunk, Samples, chunks
+from kiosk.audio.vad import Segmenter, SileroVad, SpeechStarted, Utterance
 from kiosk.brain import Brain
 from kiosk.dialogue.history import History
 from kiosk.tts import Synthesizer
@@ -56,15 +57,32 @@ def run_recorded(mic: Samples, brain: Brain, vad: SileroVad, asr: Recognizer,
     history: History = ()
     turns: list[TurnRecord] = []
     vad.reset()
+    # The recognizer hears the utterance while it is spoken (pre-roll included), so only its
+    # finalization is left after the end-of-speech decision.
+    recent: collections.deque[AudioChunk] = collections.deque(
+        maxlen=segmenter.params.pre_roll_ms // CHUNK_MS + 1)
+    listening = False
     for chunk in chunks(mic):
-        for event in segmenter.feed(chunk, vad.probability(chunk.samples)):
+        recent.append(chunk)
+        events = segmenter.feed(chunk, vad.probability(chunk.samples))
+        if listening:
+            asr.accept(chunk.samples)
+        for event in events:
+            if isinstance(event, SpeechStarted):
+                asr.start()
+                for earlier in recent:
+                    asr.accept(earlier.samples)
+                listening = True
+                continue
             if not isinstance(event, Utterance):
                 continue
+            listening = False
             t0 = time.perf_counter()
-            asr.start()
-            asr.accept(event.samples)
             text = asr.finish().strip()
             t1 = time.perf_counter()
+            if event.cut:
+                asr.start()  # a monologue goes on into the next utterance
+                listening = True
             if not text:
                 log.info("turn: nothing recognized in %d ms of speech",
                          event.last_voiced_ms - event.start_ms)

@@ -8,3 +8,4 @@ scripts/setup.sh
 .venv/bin/mypy
 .venv/bin/python -m pytest -q "$@"
 .venv/bin/kiosk bench brain --pages 300 --turns 100
+.venv/bin/kiosk bench voice --utterances 6

@@ -52,3 +52,11 @@ def test_bad_recording_is_named(tmp_path: Path) -> None:
     bad.write_bytes(b"RIFF....not a wave")
     with pytest.raises(KioskError, match="cannot read"):
         read_wav(bad)
+
+
+def test_word_error_count() -> None:
+    from kiosk.bench.voice import word_errors
+
+    assert word_errors("where can I park my car", "where can i parked my car") == (1, 6)
+    assert word_errors("how much", "") == (2, 2)
+    assert word_errors("a b", "a b c") == (1, 2)
