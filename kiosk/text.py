@@ -261,7 +261,8 @@ def content_terms(text: str) -> list[str]:
 @lru_cache(maxsize=4)
 def _stemmed_phrases(lang: str) -> tuple[tuple[str, ...], ...]:
     phrases = {tuple(_stem(w) for w in p.split()) for p in load_lexicon(lang).function_phrases()}
-    return tuple(sorted(phrases, key=len, reverse=True))
+    # Longest first, then alphabetical: a set's order changes from run to run.
+    return tuple(sorted(phrases, key=lambda p: (-len(p), p)))
 
 
 def strip_function_phrases(text: str) -> str:
