@@ -12,7 +12,7 @@ from kiosk.audio.format import RATE_HZ, Samples, level_dbfs, resample, to_int16
 from kiosk.errors import KioskError
 
 
-def _sd() -> Any:
+def portaudio() -> Any:
     try:
         import sounddevice
     except OSError as exc:  # PortAudio itself is missing
@@ -23,12 +23,12 @@ def _sd() -> Any:
 
 def device_names(kind: str) -> list[str]:
     channels = "max_input_channels" if kind == "input" else "max_output_channels"
-    return [d["name"] for d in _sd().query_devices() if d[channels] > 0]
+    return [d["name"] for d in portaudio().query_devices() if d[channels] > 0]
 
 
 def find_device(name: str, kind: str) -> int | None:
     """PortAudio's index of a device by (part of) its name; None for the system default."""
-    sd = _sd()
+    sd = portaudio()
     names = device_names(kind)
     setting = f"audio.{kind}_device"
     if not names:
@@ -46,7 +46,7 @@ def find_device(name: str, kind: str) -> int | None:
 
 
 def _device_rate(device: int | None, kind: str) -> int:
-    sd = _sd()
+    sd = portaudio()
     check = sd.check_input_settings if kind == "input" else sd.check_output_settings
     try:
         check(device=device, samplerate=RATE_HZ, channels=1, dtype="int16")
@@ -58,7 +58,7 @@ def _device_rate(device: int | None, kind: str) -> int:
 
 def play(samples: Samples, device_name: str) -> float:
     """Play 16 kHz audio on the named device; returns the seconds it took (clocked by it)."""
-    sd = _sd()
+    sd = portaudio()
     device = find_device(device_name, "output")
     rate = _device_rate(device, "output")
     data = resample(samples, RATE_HZ, rate) if rate != RATE_HZ else samples
@@ -68,7 +68,7 @@ def play(samples: Samples, device_name: str) -> float:
 
 
 def record(seconds: float, device_name: str) -> Samples:
-    sd = _sd()
+    sd = portaudio()
     device = find_device(device_name, "input")
     rate = _device_rate(device, "input")
     data = sd.rec(int(seconds * rate), samplerate=rate, channels=1, dtype="int16",

@@ -1,0 +1,90 @@
+"""Capture and playback as one duplex stream, so every captured chunk comes with the playback
+chunk that was playing at that moment (the echo canceller's reference).
+
+The PortAudio callback runs on its own thread: it takes the next 20 ms of queued playback,
+and hands (captured, played) to a bounded queue; the asyncio side reads from there. Nothing
+else crosses the thread boundary.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kiosk.audio.devices import find_device, portaudio
+from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DuplexChunk:
+    mic: AudioChunk
+    reference: Samples  # what the loudspeaker played during the same 20 ms
+
+
+class DuplexStream:
+    def __init__(self, input_device: str, output_device: str, *, max_chunks: int = 500) -> None:
+        self._input = find_device(input_device, "input")
+        self._output = find_device(output_device, "output")
+        self.chunks: queue.Queue[DuplexChunk] = queue.Queue(maxsize=max_chunks)
+        self._playback: collections.deque[Samples] = collections.deque()
+        self._lock = threading.Lock()
+        self._stream: Any = None
+        self._frames = 0
+        self.dropped = 0  # chunks lost because nobody read the queue in time
+        self.statuses: list[str] = []
+
+    def start(self) -> None:
+        sd = portaudio()
+        self._stream = sd.Stream(samplerate=RATE_HZ, blocksize=CHUNK_SAMPLES, channels=1,
+                                 dtype="int16", device=(self._input, self._output),
+                                 callback=self._callback)
+        self._stream.start()
+
+    def stop(self) -> None:
+        if self._stream is not None:
+            self._stream.stop()
+            self._stream.close()
+            self._stream = None
+
+    def play(self, samples: Samples) -> None:
+        """Queue audio after what is already queued."""
+        with self._lock:
+            for offset in range(0, len(samples), CHUNK_SAMPLES):
+                piece = samples[offset:offset + CHUNK_SAMPLES]
+                if len(piece) < CHUNK_SAMPLES:
+                    piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
+                self._playback.append(piece)
+
+    def stop_playback(self) -> None:
+        """Barge-in: drop everything not yet played."""
+        with self._lock:
+            self._playback.clear()
+
+    @property
+    def playing(self) -> bool:
+        return bool(self._playback)
+
+    def _callback(self, indata: Any, outdata: Any, frames: int, time_info: Any,
+                  status: Any) -> None:
+        if status:
+            self.statuses.append(str(status))
+        with self._lock:
+            out = self._playback.popleft() if self._playback else None
+        if out is None or len(out) != frames:
+            out = np.zeros(frames, dtype=np.int16)
+        outdata[:, 0] = out
+        start_ms = self._frames * 1000 // RATE_HZ
+        self._frames += frames
+        chunk = DuplexChunk(AudioChunk(indata[:, 0].copy(), start_ms), out)
+        try:
+            self.chunks.put_nowait(chunk)
+        except queue.Full:
+            self.dropped += 1
