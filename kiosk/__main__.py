@@ -209,17 +209,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """The voice loop. On recorded audio: --mic-wav IN --speaker-wav OUT."""
-    if not args.mic_wav:
-        raise KioskError("run", "the live loop on sound devices is not built yet",
-                         "run on a recording: kiosk run --mic-wav IN.wav --speaker-wav OUT.wav")
+    """The voice loop: on the configured sound devices, or on a recording (--mic-wav)."""
     from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
     from kiosk.audio.vad import SileroVad
-    from kiosk.audio.wav import read_wav, write_wav
     from kiosk.models import load_manifest, model_path
     from kiosk.tts.openjtalk import OpenJTalkSynthesizer
     from kiosk.tts.piper import PiperSynthesizer
-    from kiosk.voice import run_recorded
 
     cfg = _config(args)
     brain = _brain(cfg)
@@ -230,6 +225,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         "en": PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir,
                                              volume=cfg.tts.volume),
         "ja": OpenJTalkSynthesizer(volume=cfg.tts.volume)}
+    if not args.mic_wav:
+        return _run_live(cfg, brain, vad, PocketsphinxRecognizer(), voices)
+    from kiosk.audio.wav import read_wav, write_wav
+    from kiosk.voice import run_recorded
+
     speaker, turns = run_recorded(read_wav(Path(args.mic_wav)), brain, vad,
                                   PocketsphinxRecognizer(), voices)
     write_wav(Path(args.speaker_wav), speaker)
@@ -239,6 +239,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"            (end of speech -> decision {turn.eos_decided_ms - turn.last_voiced_ms}"
               f" ms, recognition {turn.asr_ms:.0f} ms, brain {turn.brain_ms:.0f} ms, first "
               f"audio {turn.first_audio_ms:.0f} ms; kind {turn.kind}, page {turn.page})")
+    return 0
+
+
+def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any]) -> int:
+    import asyncio
+
+    from kiosk.app import VoiceLoop
+    from kiosk.audio.duplex import DuplexStream
+
+    source = _screen_source(cfg, {p.page_id for p in brain.index.pages})
+
+    def screen() -> str | None:
+        shown = source.current()
+        return shown.brain_id if shown is not None else None
+
+    stream = DuplexStream(cfg.audio.input_device, cfg.audio.output_device)
+    loop = VoiceLoop(stream, brain, vad, asr, voices, screen=screen,
+                     on_state=lambda state: log.info("state: %s", state))
+    stream.start()
+    log.info("listening on %s, speaking on %s (Ctrl-C to stop)", cfg.audio.input_device,
+             cfg.audio.output_device)
+    try:
+        asyncio.run(loop.run(asyncio.Event()))
+    finally:
+        loop.close()
+        stream.stop()
     return 0
 
 
@@ -408,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="show act, kind, detail flag, query, top pages and scores")
     p.set_defaults(func=cmd_ask)
 
-    p = sub.add_parser("run", help="the voice loop (on recorded audio for now)")
+    p = sub.add_parser("run", help="the voice loop on the sound devices, or on a recording")
     p.add_argument("--mic-wav", help="microphone recording to run through the loop")
     p.add_argument("--speaker-wav", default="speaker.wav", help="where the replies are written")
     p.set_defaults(func=cmd_run)
