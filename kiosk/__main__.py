@@ -210,7 +210,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The voice loop: on the configured sound devices, or on a recording (--mic-wav)."""
-    from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
     from kiosk.audio.vad import SileroVad
     from kiosk.models import load_manifest, model_path
     from kiosk.tts.openjtalk import OpenJTalkSynthesizer
@@ -225,13 +224,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         "en": PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir,
                                              volume=cfg.tts.volume),
         "ja": OpenJTalkSynthesizer(volume=cfg.tts.volume)}
+    asr = _recognizer(cfg)
     if not args.mic_wav:
-        return _run_live(cfg, brain, vad, PocketsphinxRecognizer(), voices)
+        return _run_live(cfg, brain, vad, asr, voices)
     from kiosk.audio.wav import read_wav, write_wav
     from kiosk.voice import run_recorded
 
-    speaker, turns = run_recorded(read_wav(Path(args.mic_wav)), brain, vad,
-                                  PocketsphinxRecognizer(), voices)
+    speaker, turns = run_recorded(read_wav(Path(args.mic_wav)), brain, vad, asr, voices)
     write_wav(Path(args.speaker_wav), speaker)
     for turn in turns:
         print(f"[{turn.speech_start_ms / 1000:7.2f} s] visitor> {turn.utterance}")
@@ -240,6 +239,24 @@ def cmd_run(args: argparse.Namespace) -> int:
               f" ms, recognition {turn.asr_ms:.0f} ms, brain {turn.brain_ms:.0f} ms, first "
               f"audio {turn.first_audio_ms:.0f} ms; kind {turn.kind}, page {turn.page})")
     return 0
+
+
+def _recognizer(cfg: Config) -> Any:
+    """The recognizer for the kiosk's spoken language (brain.language; auto listens in English)."""
+    lang = cfg.brain.language if cfg.brain.language != "auto" else "en"
+    engine = cfg.asr.engine_ja if lang == "ja" else cfg.asr.engine_en
+    if engine == "pocketsphinx":
+        from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
+
+        return PocketsphinxRecognizer()
+    from kiosk.asr.vosk import VoskRecognizer
+
+    setting = f"asr.vosk_model_{lang}"
+    path = cfg.asr.vosk_model_ja if lang == "ja" else cfg.asr.vosk_model_en
+    if not path:
+        raise KioskError("config", f"{setting} is empty but the {lang} recognizer is vosk",
+                         f"set {setting} PATH (a vosk model folder or zip)")
+    return VoskRecognizer(Path(path), lang, setting)
 
 
 def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any]) -> int:
