@@ -6,22 +6,15 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from kiosk.config import DEMO_DIR, Config, load_config
 from kiosk.errors import KioskError
+from kiosk.wiring import load_brain, recognizer, screen_source
 
 log = logging.getLogger("kiosk")
-
-
-def _progress(iterable: Iterable[Any], total: int) -> Iterable[Any]:
-    from tqdm import tqdm
-
-    bar: Iterable[Any] = tqdm(iterable, total=total, desc="embedding", unit="batch",
-                              file=sys.stderr, disable=not sys.stderr.isatty() and total < 4)
-    return bar
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -44,38 +37,6 @@ def _config(args: argparse.Namespace) -> Config:
     elif ranker == "lexical":
         brain = dataclasses.replace(brain, rank=dataclasses.replace(brain.rank, dense=0.0))
     return dataclasses.replace(cfg, paths=paths, brain=brain)
-
-
-def _brain(cfg: Config, *, rebuild: bool = True) -> Any:
-    from kiosk.brain import Brain
-    from kiosk.models import load_manifest
-    from kiosk.retrieval.embedder import load_embedder
-    from kiosk.retrieval.index import SiteIndex, build_index
-
-    manifest = load_manifest()
-    if cfg.brain.embedder not in manifest:
-        raise KioskError("config", f"brain.embedder = {cfg.brain.embedder!r} is not in the "
-                         "model manifest", f"use one of: {', '.join(manifest)}")
-    embedder = load_embedder(manifest[cfg.brain.embedder], cfg.paths.models_path())
-    site = cfg.paths.site_path()
-    index_path = cfg.paths.index_path(cfg.brain.embedder, site)
-    previous = None
-    if index_path.is_file():
-        try:
-            previous = SiteIndex.load(index_path)
-        except KioskError as exc:
-            log.warning("%s (rebuilding)", exc.describe())
-    if rebuild or previous is None:
-        index = build_index(site, embedder, previous, _progress)
-        unchanged = previous is not None and [
-            (p.page_id, p.content_hash) for p in previous.pages] == [
-            (p.page_id, p.content_hash) for p in index.pages] and previous.model == index.model
-        if not unchanged:
-            index.save(index_path)
-            log.info("site index written to %s", index_path)
-    else:
-        index = previous
-    return Brain(index, embedder, cfg.brain.params())
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -111,7 +72,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     cfg = _config(args)
-    brain = _brain(cfg)
+    brain = load_brain(cfg)
     index = brain.index
     print(f"{len(index.pages)} pages, {len(index.chunks)} chunks -> "
           f"{cfg.paths.index_path(cfg.brain.embedder)}")
@@ -132,42 +93,11 @@ def _explain(result: Any) -> str:
     return "\n".join(lines)
 
 
-def _screen_source(cfg: Config, page_ids: set[str]) -> Any:
-    """The configured source of the page on screen, started (devtools and bridge in threads)."""
-    import asyncio
-    import threading
-
-    from kiosk.screen.source import FixedScreen, map_url
-
-    def to_page_id(url: str) -> str | None:
-        return map_url(url, cfg.screen.base_url, page_ids)
-
-    if cfg.screen.source == "devtools":
-        from kiosk.screen.devtools import DevToolsScreen
-
-        screen = DevToolsScreen(cfg.screen.devtools_url, to_page_id)
-        stop = asyncio.Event()
-        threading.Thread(target=lambda: asyncio.run(screen.run(stop)), name="screen",
-                         daemon=True).start()
-        return screen
-    if cfg.screen.source == "bridge":
-        from firmware_bridge.link import BridgeLink
-        from kiosk.screen.bridge import BridgeScreen
-
-        if not cfg.bridge.port:
-            raise KioskError("config", "screen.source is bridge but bridge.port is empty",
-                             "set bridge.port DEVICE")
-        bridge_screen = BridgeScreen(to_page_id)
-        BridgeLink(cfg.bridge.port, bridge_screen.on_event).start()
-        return bridge_screen
-    return FixedScreen(cfg.screen.fixed_page, page_ids)
-
-
 def cmd_ask(args: argparse.Namespace) -> int:
     cfg = _config(args)
-    brain = _brain(cfg)
+    brain = load_brain(cfg)
     lang = args.lang or (None if cfg.brain.language == "auto" else cfg.brain.language)
-    source = None if args.screen else _screen_source(cfg, {p.page_id for p in brain.index.pages})
+    source = None if args.screen else screen_source(cfg, {p.page_id for p in brain.index.pages})
     if source is not None and cfg.screen.source != "fixed":
         import time
 
@@ -216,7 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from kiosk.tts.piper import PiperSynthesizer
 
     cfg = _config(args)
-    brain = _brain(cfg)
+    brain = load_brain(cfg)
     manifest = load_manifest()
     models_dir = cfg.paths.models_path()
     vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
@@ -224,7 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "en": PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir,
                                              volume=cfg.tts.volume),
         "ja": OpenJTalkSynthesizer(volume=cfg.tts.volume)}
-    asr = _recognizer(cfg)
+    asr = recognizer(cfg)
     if not args.mic_wav:
         return _run_live(cfg, brain, vad, asr, voices)
     from kiosk.audio.wav import read_wav, write_wav
@@ -241,31 +171,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recognizer(cfg: Config) -> Any:
-    """The recognizer for the kiosk's spoken language (brain.language; auto listens in English)."""
-    lang = cfg.brain.language if cfg.brain.language != "auto" else "en"
-    engine = cfg.asr.engine_ja if lang == "ja" else cfg.asr.engine_en
-    if engine == "pocketsphinx":
-        from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
-
-        return PocketsphinxRecognizer()
-    from kiosk.asr.vosk import VoskRecognizer
-
-    setting = f"asr.vosk_model_{lang}"
-    path = cfg.asr.vosk_model_ja if lang == "ja" else cfg.asr.vosk_model_en
-    if not path:
-        raise KioskError("config", f"{setting} is empty but the {lang} recognizer is vosk",
-                         f"set {setting} PATH (a vosk model folder or zip)")
-    return VoskRecognizer(Path(path), lang, setting)
-
-
 def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any]) -> int:
     import asyncio
 
     from kiosk.app import VoiceLoop
     from kiosk.audio.duplex import DuplexStream
 
-    source = _screen_source(cfg, {p.page_id for p in brain.index.pages})
+    source = screen_source(cfg, {p.page_id for p in brain.index.pages})
 
     def screen() -> str | None:
         shown = source.current()
@@ -289,7 +201,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kiosk.eval import evaluate, format_table, load_dialogues
 
     cfg = _config(args)
-    brain = _brain(cfg)
+    brain = load_brain(cfg)
     dialogues = load_dialogues(Path(args.dialogues))
     report = evaluate(brain, dialogues)
     if args.json:
@@ -302,7 +214,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the embedded defaults: a scripted conversation over the demo site."""
     cfg = _config(args)
-    brain = _brain(cfg)
+    brain = load_brain(cfg)
     script = json.loads((DEMO_DIR / "script.json").read_text(encoding="utf-8"))
     for part in script:
         print(f"\n=== {part['title']} ===")

@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 .venv/bin/ruff check .
 .venv/bin/mypy
-.venv/bin/python -m pytest -q "$@"
+timeout 1800 .venv/bin/python -m pytest -q "$@"  # a hung device must not hang CI
 .venv/bin/kiosk bench brain --pages 300 --turns 100
 .venv/bin/kiosk bench voice --utterances 6

@@ -24,6 +24,7 @@ from kiosk.eval import load_dialogues
 from kiosk.models import load_manifest, model_path
 from kiosk.tts.piper import PiperSynthesizer
 from kiosk.voice import run_recorded
+from kiosk.wiring import load_brain
 
 
 def _words(text: str) -> list[str]:
@@ -48,12 +49,10 @@ def _pct(values: list[float]) -> dict[str, float]:
 
 
 def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
-    from kiosk.__main__ import _brain
-
     manifest = load_manifest()
     models_dir = cfg.paths.models_path()
     tts = PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir)
-    brain = _brain(cfg)
+    brain = load_brain(cfg)
     vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
     asr = PocketsphinxRecognizer()
     questions = [t.user for d in load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")

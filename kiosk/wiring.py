@@ -1,0 +1,106 @@
+"""Building the stages from the configuration: the brain (embedder + site index), the source
+of the page on screen, the recognizer. The command line and the benchmarks share these."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from kiosk.brain import Brain
+from kiosk.config import Config
+from kiosk.errors import KioskError
+
+log = logging.getLogger(__name__)
+
+
+def _progress(iterable: Iterable[Any], total: int) -> Iterable[Any]:
+    from tqdm import tqdm
+
+    bar: Iterable[Any] = tqdm(iterable, total=total, desc="embedding", unit="batch",
+                              file=sys.stderr, disable=not sys.stderr.isatty() and total < 4)
+    return bar
+
+
+def load_brain(cfg: Config, *, rebuild: bool = True) -> Brain:
+    """The brain for the configured site and embedder; the index is brought up to date
+    (changed pages only) and saved when it changed."""
+    from kiosk.models import load_manifest
+    from kiosk.retrieval.embedder import load_embedder
+    from kiosk.retrieval.index import SiteIndex, build_index
+
+    manifest = load_manifest()
+    if cfg.brain.embedder not in manifest:
+        raise KioskError("config", f"brain.embedder = {cfg.brain.embedder!r} is not in the "
+                         "model manifest", f"use one of: {', '.join(manifest)}")
+    embedder = load_embedder(manifest[cfg.brain.embedder], cfg.paths.models_path())
+    site = cfg.paths.site_path()
+    index_path = cfg.paths.index_path(cfg.brain.embedder, site)
+    previous = None
+    if index_path.is_file():
+        try:
+            previous = SiteIndex.load(index_path)
+        except KioskError as exc:
+            log.warning("%s (rebuilding)", exc.describe())
+    if rebuild or previous is None:
+        index = build_index(site, embedder, previous, _progress)
+        unchanged = previous is not None and [
+            (p.page_id, p.content_hash) for p in previous.pages] == [
+            (p.page_id, p.content_hash) for p in index.pages] and previous.model == index.model
+        if not unchanged:
+            index.save(index_path)
+            log.info("site index written to %s", index_path)
+    else:
+        index = previous
+    return Brain(index, embedder, cfg.brain.params())
+
+
+def screen_source(cfg: Config, page_ids: set[str]) -> Any:
+    """The configured source of the page on screen, started (devtools and bridge in threads)."""
+    import asyncio
+    import threading
+
+    from kiosk.screen.source import FixedScreen, map_url
+
+    def to_page_id(url: str) -> str | None:
+        return map_url(url, cfg.screen.base_url, page_ids)
+
+    if cfg.screen.source == "devtools":
+        from kiosk.screen.devtools import DevToolsScreen
+
+        screen = DevToolsScreen(cfg.screen.devtools_url, to_page_id)
+        stop = asyncio.Event()
+        threading.Thread(target=lambda: asyncio.run(screen.run(stop)), name="screen",
+                         daemon=True).start()
+        return screen
+    if cfg.screen.source == "bridge":
+        from firmware_bridge.link import BridgeLink
+        from kiosk.screen.bridge import BridgeScreen
+
+        if not cfg.bridge.port:
+            raise KioskError("config", "screen.source is bridge but bridge.port is empty",
+                             "set bridge.port DEVICE")
+        bridge_screen = BridgeScreen(to_page_id)
+        BridgeLink(cfg.bridge.port, bridge_screen.on_event).start()
+        return bridge_screen
+    return FixedScreen(cfg.screen.fixed_page, page_ids)
+
+
+def recognizer(cfg: Config) -> Any:
+    """The recognizer for the kiosk's spoken language (brain.language; auto listens in English)."""
+    lang = cfg.brain.language if cfg.brain.language != "auto" else "en"
+    engine = cfg.asr.engine_ja if lang == "ja" else cfg.asr.engine_en
+    if engine == "pocketsphinx":
+        from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
+
+        return PocketsphinxRecognizer()
+    from kiosk.asr.vosk import VoskRecognizer
+
+    setting = f"asr.vosk_model_{lang}"
+    path = cfg.asr.vosk_model_ja if lang == "ja" else cfg.asr.vosk_model_en
+    if not path:
+        raise KioskError("config", f"{setting} is empty but the {lang} recognizer is vosk",
+                         f"set {setting} PATH (a vosk model folder or zip)")
+    return VoskRecognizer(Path(path), lang, setting)
