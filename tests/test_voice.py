@@ -62,3 +62,15 @@ def test_word_error_count() -> None:
     assert word_errors("where can I park my car", "where can i parked my car") == (1, 6)
     assert word_errors("how much", "") == (2, 2)
     assert word_errors("a b", "a b c") == (1, 2)
+
+
+def test_the_bundled_spoken_demo(models_dir: Path, tmp_path: Path) -> None:
+    from kiosk.config import DEMO_DIR
+
+    out = subprocess.run(
+        [sys.executable, "-m", "kiosk", "--models-dir", str(models_dir), "run", "--mic-wav",
+         str(DEMO_DIR / "recordings" / "conversation-en.wav"), "--speaker-wav",
+         str(tmp_path / "replies.wav")],
+        capture_output=True, text=True, timeout=300, check=True).stdout
+    assert out.count("visitor>") == 6
+    assert "kind act" in out and "page en/parking.md" in out and "page en/robot-lab.md" in out

@@ -1,0 +1,53 @@
+"""Make the bundled demo recording: the visitor's side of a scripted English conversation,
+spoken by the project's own piper voice, with pauses between the questions.
+
+Usage: python scripts/make_recordings.py   (writes kiosk/demo/recordings/conversation-en.wav)
+Piper is run without its sampling noise, so the file comes out the same every time.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from kiosk.audio.format import RATE_HZ  # noqa: E402
+from kiosk.audio.wav import write_wav  # noqa: E402
+from kiosk.models import default_models_dir, load_manifest, model_path  # noqa: E402
+
+QUESTIONS = [
+    "Good morning.",
+    "Where can I park my car?",
+    "How much does it cost?",
+    "When is the humanoid robot demonstration?",
+    "Is there a cafe?",
+    "Thank you, goodbye!",
+]
+PAUSE_S = 14.0  # room for the avatar's reply before the next question
+
+
+def main() -> None:
+    from piper import PiperVoice, SynthesisConfig
+
+    from kiosk.audio.format import resample
+
+    model = model_path(load_manifest()["piper-joe-en"], default_models_dir())
+    voice = PiperVoice.load(str(model), config_path=str(model) + ".json")
+    config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
+    parts = [np.zeros(RATE_HZ, dtype=np.int16)]
+    for question in QUESTIONS:
+        for chunk in voice.synthesize(question, syn_config=config):
+            parts.append(resample(np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16),
+                                  chunk.sample_rate))
+        parts.append(np.zeros(int(PAUSE_S * RATE_HZ), dtype=np.int16))
+    out = REPO / "kiosk" / "demo" / "recordings" / "conversation-en.wav"
+    write_wav(out, np.concatenate(parts))
+    print(f"{out}: {sum(len(p) for p in parts) / RATE_HZ:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
