@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from kiosk.asr import Recognizer
 from kiosk.audio.duplex import DuplexChunk, DuplexStream
 from kiosk.audio.format import CHUNK_MS, AudioChunk
-from kiosk.audio.vad import Segmenter, SileroVad, SpeechStarted, Utterance
+from kiosk.audio.vad import Segmenter, SileroVad, SpeechStarted, Utterance, warn_if_clipping
 from kiosk.brain import Brain, TurnResult
 from kiosk.dialogue.history import History
 from kiosk.tts import Synthesizer
@@ -92,6 +92,7 @@ class VoiceLoop:
                     listening = True
                 elif isinstance(event, Utterance):
                     listening = False
+                    warn_if_clipping(event, log)
                     await self._turn(event)
             if self.state == "speaking" and not self.stream.playing:
                 self._set_state("idle")

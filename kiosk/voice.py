@@ -18,7 +18,7 @@ import numpy as np
 
 from kiosk.asr import Recognizer
 from kiosk.audio.format import CHUNK_MS, RATE_HZ, AudioChunk, Samples, chunks
-from kiosk.audio.vad import Segmenter, SileroVad, SpeechStarted, Utterance
+from kiosk.audio.vad import Segmenter, SileroVad, SpeechStarted, Utterance, warn_if_clipping
 from kiosk.brain import Brain
 from kiosk.dialogue.history import History
 from kiosk.tts import Synthesizer
@@ -77,6 +77,7 @@ def run_recorded(mic: Samples, brain: Brain, vad: SileroVad, asr: Recognizer,
             if not isinstance(event, Utterance):
                 continue
             listening = False
+            warn_if_clipping(event, log)
             t0 = time.perf_counter()
             text = asr.finish().strip()
             t1 = time.perf_counter()

@@ -89,3 +89,18 @@ def test_silero_finds_synthesized_speech(models_dir: Path) -> None:
     vad.reset()
     quiet = [vad.probability(c.samples) for c in chunks(np.zeros(RATE_HZ * 30, dtype=np.int16))]
     assert max(quiet) < 0.2
+
+
+def test_clipping_is_reported_with_the_fix(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from kiosk.audio.vad import warn_if_clipping
+
+    loud = AudioChunk(np.full(CHUNK_SAMPLES, 32767, dtype=np.int16), 1000)
+    clean = AudioChunk(np.full(CHUNK_SAMPLES, 1000, dtype=np.int16), 1020)
+    log = logging.getLogger("test.clip")
+    with caplog.at_level(logging.WARNING):
+        warn_if_clipping(Utterance((clean,), 1020, 1040, 1440), log)
+        assert caplog.text == ""
+        warn_if_clipping(Utterance((loud, clean), 1000, 1040, 1440), log)
+    assert "microphone clips" in caplog.text and "lower the input gain" in caplog.text

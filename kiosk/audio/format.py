@@ -62,3 +62,12 @@ def level_dbfs(samples: Samples) -> float:
         return -120.0
     rms = float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
     return max(-120.0, 20.0 * float(np.log10(max(rms, 1e-9) / 32768.0)))
+
+
+CLIP_LEVEL = 32_000  # |sample| at or above this counts as clipped
+
+
+def clipped_fraction(samples: Samples) -> float:
+    if len(samples) == 0:
+        return 0.0
+    return float(np.count_nonzero(np.abs(samples.astype(np.int32)) >= CLIP_LEVEL)) / len(samples)

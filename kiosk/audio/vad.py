@@ -10,12 +10,13 @@ no blind warm-up: the first chunk can start speech.
 from __future__ import annotations
 
 import collections
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from kiosk.audio.format import CHUNK_MS, RATE_HZ, AudioChunk, Samples
+from kiosk.audio.format import CHUNK_MS, RATE_HZ, AudioChunk, Samples, clipped_fraction
 from kiosk.errors import ModelError
 
 WINDOW = 512  # samples Silero scores at 16 kHz
@@ -84,6 +85,15 @@ class Utterance:
     @property
     def samples(self) -> Samples:
         return np.concatenate([c.samples for c in self.chunks])
+
+
+def warn_if_clipping(utterance: Utterance, log: logging.Logger) -> None:
+    """An over-driven microphone ruins recognition: say so, with the fix."""
+    share = clipped_fraction(utterance.samples)
+    if share >= 0.001:
+        log.warning("audio: the microphone clips (%.1f%% of the utterance at %.1f s at full "
+                    "scale); lower the input gain or move the microphone away from the speaker",
+                    share * 100, utterance.start_ms / 1000)
 
 
 Event = SpeechStarted | Utterance
