@@ -54,3 +54,52 @@ def test_reply_is_played_and_captured_back_over_a_loopback(jack_server: None,
     stamps = [c.mic.start_ms for c in captured]
     assert all(b - a == 20 for a, b in itertools.pairwise(stamps))
     assert stream.dropped == 0
+
+
+CHILD_48K = """
+import subprocess, time, numpy as np
+from kiosk.audio.duplex import DuplexStream
+from kiosk.audio.format import RATE_HZ
+stream = DuplexStream("system", "system")
+stream.start()
+assert stream.rate_hz == 48000, stream.rate_hz
+ports = subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split()
+out_port = next(p for p in ports if p.startswith("PortAudio") and "out" in p)
+in_port = next(p for p in ports if p.startswith("PortAudio") and "in" in p)
+subprocess.run(["jack_connect", out_port, in_port], check=True)
+time.sleep(0.2)
+while not stream.chunks.empty():
+    stream.chunks.get_nowait()
+t = np.arange(RATE_HZ) / RATE_HZ
+stream.play((8000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16))
+got = [stream.chunks.get(timeout=2) for _ in range(60)]
+stream.stop()
+assert all(len(c.mic.samples) == 320 for c in got)
+mic = np.concatenate([c.mic.samples for c in got[10:]]).astype(float)
+peak_hz = np.argmax(np.abs(np.fft.rfft(mic))) * RATE_HZ / len(mic)
+print("peak", peak_hz)
+assert abs(peak_hz - 440) < 20, peak_hz
+print("ok")
+"""
+
+
+def test_a_48_khz_device_is_resampled_at_the_edge(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    env = {**os.environ, "JACK_DEFAULT_SERVER": "kiosk48"}
+    server = subprocess.Popen(["jackd", "-n", "kiosk48", "--no-realtime", "-d", "dummy", "-r",
+                               "48000", "-p", "960"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while subprocess.run(["jack_lsp"], env=env, capture_output=True).returncode != 0:
+            assert time.monotonic() < deadline, "jackd at 48 kHz did not start"
+            time.sleep(0.1)
+        child = subprocess.run([sys.executable, "-c", CHILD_48K], env=env, capture_output=True,
+                               text=True, timeout=60)
+        assert child.returncode == 0, child.stderr[-2000:]
+        assert "ok" in child.stdout
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

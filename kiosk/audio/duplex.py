@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from kiosk.audio.devices import find_device, portaudio
-from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples
+from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, resample
 
 log = logging.getLogger(__name__)
 
@@ -38,12 +38,31 @@ class DuplexStream:
         self._lock = threading.Lock()
         self._stream: Any = None
         self._frames = 0
+        self.rate_hz = RATE_HZ
         self.dropped = 0  # chunks lost because nobody read the queue in time
         self.statuses: list[str] = []
 
+    def _device_rate(self) -> int:
+        """16 kHz when both devices take it; else the output device's own rate (resampled
+        at this edge, so the pipeline never sees another rate)."""
+        sd = portaudio()
+        try:
+            sd.check_input_settings(device=self._input, samplerate=RATE_HZ, channels=1,
+                                    dtype="int16")
+            sd.check_output_settings(device=self._output, samplerate=RATE_HZ, channels=1,
+                                     dtype="int16")
+            return RATE_HZ
+        except Exception:  # PortAudio refuses the rate
+            return int(sd.query_devices(self._output, "output")["default_samplerate"])
+
     def start(self) -> None:
         sd = portaudio()
-        self._stream = sd.Stream(samplerate=RATE_HZ, blocksize=CHUNK_SAMPLES, channels=1,
+        self.rate_hz = self._device_rate()
+        if self.rate_hz != RATE_HZ:
+            log.info("audio: devices run at %d Hz; resampling to %d Hz at the edge",
+                     self.rate_hz, RATE_HZ)
+        self._stream = sd.Stream(samplerate=self.rate_hz,
+                                 blocksize=self.rate_hz * CHUNK_SAMPLES // RATE_HZ, channels=1,
                                  dtype="int16", device=(self._input, self._output),
                                  callback=self._callback)
         self._stream.start()
@@ -78,12 +97,17 @@ class DuplexStream:
             self.statuses.append(str(status))
         with self._lock:
             out = self._playback.popleft() if self._playback else None
-        if out is None or len(out) != frames:
-            out = np.zeros(frames, dtype=np.int16)
-        outdata[:, 0] = out
-        start_ms = self._frames * 1000 // RATE_HZ
+        if out is None:
+            out = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
+        if self.rate_hz == RATE_HZ:
+            played, captured = out, indata[:, 0].copy()
+        else:
+            played = resample(out, RATE_HZ, self.rate_hz)
+            captured = resample(indata[:, 0].copy(), self.rate_hz)
+        outdata[:, 0] = np.resize(played, frames) if len(played) != frames else played
+        start_ms = self._frames * 1000 // self.rate_hz
         self._frames += frames
-        chunk = DuplexChunk(AudioChunk(indata[:, 0].copy(), start_ms), out)
+        chunk = DuplexChunk(AudioChunk(captured, start_ms), out)
         try:
             self.chunks.put_nowait(chunk)
         except queue.Full:
