@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import queue
 import time
@@ -32,7 +33,9 @@ log = logging.getLogger(__name__)
 class LiveTurn:
     utterance: str
     reply: str
+    act: str | None
     kind: str
+    query: str
     page: str | None
     eos_decision_ms: int
     final_ms: float  # after the decision
@@ -52,6 +55,11 @@ class VoiceLoop:
     segmenter: Segmenter = field(default_factory=Segmenter)
     history: History = ()
     state: str = "idle"
+    # A device that delivers nothing for this long is gone (unplugged, driver stuck): the
+    # stream is reopened, waiting longer after each failure, up to reopen_max_s.
+    device_timeout_s: float = 2.0
+    reopen_max_s: float = 10.0
+    reopens: int = 0
 
     def __post_init__(self) -> None:
         self._asr_exec = ThreadPoolExecutor(1, thread_name_prefix="asr")
@@ -76,10 +84,16 @@ class VoiceLoop:
             maxlen=self.segmenter.params.pre_roll_ms // CHUNK_MS + 1)
         listening = False
         self.vad.reset()
+        silent_since = time.monotonic()
         while not stop.is_set():
             item = await loop.run_in_executor(self._read_exec, self._next_chunk)
             if item is None:
-                continue  # the device is late: the watchdog (not here) judges that
+                if time.monotonic() - silent_since >= self.device_timeout_s:
+                    listening = False
+                    await self._reopen(stop)
+                    silent_since = time.monotonic()
+                continue
+            silent_since = time.monotonic()
             chunk = item.mic
             recent.append(chunk)
             events = self.segmenter.feed(chunk, self.vad.probability(chunk.samples))
@@ -96,6 +110,24 @@ class VoiceLoop:
                     await self._turn(event)
             if self.state == "speaking" and not self.stream.playing:
                 self._set_state("idle")
+
+    async def _reopen(self, stop: asyncio.Event) -> None:
+        """Close the stream and open it again until the device answers, backing off."""
+        loop = asyncio.get_running_loop()
+        wait_s = 0.5
+        self._set_state("idle")
+        while not stop.is_set():
+            self.reopens += 1
+            log.warning("audio: no sound from the device for %.1f s; reopening it (try %d)",
+                        self.device_timeout_s, self.reopens)
+            try:
+                await loop.run_in_executor(self._read_exec, self.stream.reopen)
+                return
+            except Exception as exc:  # PortAudio's errors vary by host API and state
+                log.warning("audio: reopening failed (%s); next try in %.1f s", exc, wait_s)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), wait_s)
+            wait_s = min(wait_s * 2, self.reopen_max_s)
 
     def _start_asr(self, earlier: list[AudioChunk]) -> None:
         self.asr.start()
@@ -125,7 +157,9 @@ class VoiceLoop:
                 first_ms = (time.perf_counter() - decided) * 1000.0
                 self._set_state("speaking")
             self.stream.play(piece.samples)
-        turn = LiveTurn(text, result.reply.text, result.resolution.kind, result.reply.page_id,
+        res = result.resolution
+        turn = LiveTurn(text, result.reply.text, res.act, res.kind,
+                        res.query.text if res.query else "", result.reply.page_id,
                         utterance.decided_ms - utterance.last_voiced_ms, final_ms, first_ms)
         log.info("turn: %s", turn)
         self.on_turn(turn)

@@ -31,6 +31,7 @@ class DuplexChunk:
 
 class DuplexStream:
     def __init__(self, input_device: str, output_device: str, *, max_chunks: int = 500) -> None:
+        self._input_name, self._output_name = input_device, output_device
         self._input = find_device(input_device, "input")
         self._output = find_device(output_device, "output")
         self.chunks: queue.Queue[DuplexChunk] = queue.Queue(maxsize=max_chunks)
@@ -68,10 +69,23 @@ class DuplexStream:
         self._stream.start()
 
     def stop(self) -> None:
-        if self._stream is not None:
-            self._stream.stop()
-            self._stream.close()
-            self._stream = None
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.stop()
+            finally:
+                stream.close()
+
+    def reopen(self) -> None:
+        """After a device loss: close (whatever state it is in), find the devices by name
+        again and start; raises when they are still missing."""
+        try:
+            self.stop()
+        except Exception as exc:  # a dead device may fail to stop: it is gone either way
+            log.info("audio: closing the lost stream: %s", exc)
+        self._input = find_device(self._input_name, "input")
+        self._output = find_device(self._output_name, "output")
+        self.start()
 
     def play(self, samples: Samples) -> None:
         """Queue audio after what is already queued."""
