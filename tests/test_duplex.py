@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from kiosk.audio.format import RATE_HZ, level_dbfs
+from tests.jackutil import loop_back
 
 pytestmark = pytest.mark.slow
 
@@ -27,13 +28,7 @@ def test_reply_is_played_and_captured_back_over_a_loopback(jack_server: None,
     stream = DuplexStream("system", "system")
     stream.start()
     try:
-        ports = subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split()
-        out_port = next(p for p in ports if p.startswith("PortAudio") and "out" in p)
-        in_port = next(p for p in ports if p.startswith("PortAudio") and "in" in p)
-        subprocess.run(["jack_connect", out_port, in_port], check=True)
-        time.sleep(0.2)
-        while not stream.chunks.empty():
-            stream.chunks.get_nowait()
+        loop_back(stream)
         started = time.monotonic()
         stream.play(reply)
         captured = []
@@ -57,19 +52,14 @@ def test_reply_is_played_and_captured_back_over_a_loopback(jack_server: None,
 
 
 CHILD_48K = """
-import subprocess, time, numpy as np
+import numpy as np
 from kiosk.audio.duplex import DuplexStream
 from kiosk.audio.format import RATE_HZ
+from tests.jackutil import loop_back
 stream = DuplexStream("system", "system")
 stream.start()
 assert stream.rate_hz == 48000, stream.rate_hz
-ports = subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split()
-out_port = next(p for p in ports if p.startswith("PortAudio") and "out" in p)
-in_port = next(p for p in ports if p.startswith("PortAudio") and "in" in p)
-subprocess.run(["jack_connect", out_port, in_port], check=True)
-time.sleep(0.2)
-while not stream.chunks.empty():
-    stream.chunks.get_nowait()
+loop_back(stream)
 t = np.arange(RATE_HZ) / RATE_HZ
 stream.play((8000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16))
 got = [stream.chunks.get(timeout=2) for _ in range(60)]

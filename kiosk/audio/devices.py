@@ -45,7 +45,8 @@ def find_device(name: str, kind: str) -> int | None:
                      f"set {setting} NAME")
 
 
-def _device_rate(device: int | None, kind: str) -> int:
+def device_rate(device: int | None, kind: str) -> int:
+    """16 kHz when the device takes it, else its own default rate (resampled at the edge)."""
     sd = portaudio()
     check = sd.check_input_settings if kind == "input" else sd.check_output_settings
     try:
@@ -60,7 +61,7 @@ def play(samples: Samples, device_name: str) -> float:
     """Play 16 kHz audio on the named device; returns the seconds it took (clocked by it)."""
     sd = portaudio()
     device = find_device(device_name, "output")
-    rate = _device_rate(device, "output")
+    rate = device_rate(device, "output")
     data = resample(samples, RATE_HZ, rate) if rate != RATE_HZ else samples
     start = time.monotonic()
     sd.play(data, samplerate=rate, device=device, blocking=True)
@@ -70,7 +71,7 @@ def play(samples: Samples, device_name: str) -> float:
 def record(seconds: float, device_name: str) -> Samples:
     sd = portaudio()
     device = find_device(device_name, "input")
-    rate = _device_rate(device, "input")
+    rate = device_rate(device, "input")
     data = sd.rec(int(seconds * rate), samplerate=rate, channels=1, dtype="int16",
                   device=device, blocking=True)
     samples = to_int16(np.asarray(data).reshape(-1))

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from kiosk.audio.devices import find_device, portaudio
+from kiosk.audio.devices import device_rate, find_device, portaudio
 from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, resample
 
 log = logging.getLogger(__name__)
@@ -46,15 +46,10 @@ class DuplexStream:
     def _device_rate(self) -> int:
         """16 kHz when both devices take it; else the output device's own rate (resampled
         at this edge, so the pipeline never sees another rate)."""
-        sd = portaudio()
-        try:
-            sd.check_input_settings(device=self._input, samplerate=RATE_HZ, channels=1,
-                                    dtype="int16")
-            sd.check_output_settings(device=self._output, samplerate=RATE_HZ, channels=1,
-                                     dtype="int16")
+        output_rate = device_rate(self._output, "output")
+        if output_rate == RATE_HZ and device_rate(self._input, "input") == RATE_HZ:
             return RATE_HZ
-        except Exception:  # PortAudio refuses the rate
-            return int(sd.query_devices(self._output, "output")["default_samplerate"])
+        return int(portaudio().query_devices(self._output, "output")["default_samplerate"])
 
     def start(self) -> None:
         sd = portaudio()

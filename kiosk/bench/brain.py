@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kiosk.bench import percentiles
 from kiosk.brain import Brain
 from kiosk.config import DEMO_DIR, DEMO_SITE, Config
 from kiosk.dialogue.history import History
@@ -29,12 +29,6 @@ from kiosk.retrieval.embedder import Embedder, load_embedder
 from kiosk.retrieval.index import SiteIndex
 from kiosk.retrieval.site import load_site
 from kiosk.text import sentences
-
-
-def _percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50": round(statistics.median(ordered), 2), "p95": round(p95, 2)}
 
 
 def generate_site(folder: Path, pages: int, seed: int = 7) -> None:
@@ -102,7 +96,7 @@ def _site_run(cfg: Config, embedder: Embedder, site: Path, out: Path,
     brain = Brain(index, embedder)
     _time_turns(brain, dialogues, min(20, turns))  # warm caches before timing
     resolved, bare = _time_turns(brain, dialogues, turns)
-    figures: dict[str, Any] = {**_percentiles(resolved), "bare_search": _percentiles(bare),
+    figures: dict[str, Any] = {**percentiles(resolved, 2), "bare_search": percentiles(bare, 2),
                                "pages": len(index.pages), "chunks": len(index.chunks)}
     figures["ratio_p50_vs_bare"] = round(figures["p50"] / max(figures["bare_search"]["p50"],
                                                                1e-9), 2)

@@ -9,10 +9,10 @@ reports the new page.
 from __future__ import annotations
 
 import random
-import statistics
 import time
 from typing import Any
 
+from kiosk.bench import percentiles
 from kiosk.config import DEMO_SITE
 from kiosk.screen.browser import followed_browser, wait_for
 
@@ -46,7 +46,4 @@ def run(navigations: int = 100, seed: int = 5) -> dict[str, Any]:
             else:
                 missed += 1
             here = target
-    ordered = sorted(lags) or [float("nan")]
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"navigations": navigations, "missed": missed,
-            "lag_ms": {"p50": round(statistics.median(ordered), 1), "p95": round(p95, 1)}}
+    return {"navigations": navigations, "missed": missed, "lag_ms": percentiles(lags)}

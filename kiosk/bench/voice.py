@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import resource
-import statistics
 import time
 from typing import Any
 
@@ -19,6 +18,7 @@ import numpy as np
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio.format import RATE_HZ
 from kiosk.audio.vad import SileroVad
+from kiosk.bench import percentiles
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import load_dialogues
 from kiosk.models import load_manifest, model_path
@@ -40,12 +40,6 @@ def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
         for j, h in enumerate(hyp, 1):
             prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
     return row[len(hyp)], len(ref)
-
-
-def _pct(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50": round(statistics.median(ordered), 1), "p95": round(p95, 1)}
 
 
 def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
@@ -84,9 +78,9 @@ def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
         final_first.append(turn.brain_ms + turn.first_audio_ms)
         eos_first.append(eos + turn.asr_ms + turn.brain_ms + turn.first_audio_ms)
     return {
-        "eos_to_first_audio_ms": _pct(eos_first),
-        "final_to_first_audio_ms": _pct(final_first),
-        "eos_decision_ms": _pct(decision),
+        "eos_to_first_audio_ms": percentiles(eos_first),
+        "final_to_first_audio_ms": percentiles(final_first),
+        "eos_decision_ms": percentiles(decision),
         "wer": round(errors / max(words, 1), 3),
         "tts_rtf": round(synth_s / max(audio_s, 1e-9), 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),

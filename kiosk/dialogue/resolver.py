@@ -1,7 +1,7 @@
 """Deixis-aware query construction: what the visitor's words refer to, and what to search.
 
 Two pure steps, so the whole decision is testable without an index or a clock:
-`analyze` reads the utterance against the history (act, reference kind, detail flag, content);
+`analyze` reads the utterance against the history (act, reference kind, detail flag, strength);
 `decide` turns that, plus the retrieval confidence of the bare utterance when the brain measured
 it, into a Resolution with the search query. The visitor's words are never rewritten: context
 rides along as weighted segments.
@@ -74,7 +74,6 @@ class Analysis:
     kind: str  # candidate reference kind
     detail: bool
     rejection: bool
-    content: tuple[str, ...]  # the utterance's own content terms
     strength: float = 0.0  # see text.content_strength
     distant_index: int | None = None  # exchange chosen for a distant reference
 
@@ -98,7 +97,6 @@ class Resolution:
     query: SearchQuery | None  # None: nothing is searched (acts, this page, site listing)
     context_from: tuple[int, ...] = ()  # history positions whose text rides in the query
     avoid_page: str | None = None  # the page a bare rejection ("not that one") turns away from
-    content: tuple[str, ...] = ()
     pool: int = 0  # > 0: rerank only the bare utterance's top `pool` pages with the query
     band: float = 0.0  # ... and of those, only pages scoring >= band x the best bare score
 
@@ -160,20 +158,19 @@ def _pick_distant(clue: tuple[str, ...], history: History, want_first: bool,
 def analyze(utterance: str, history: History, lex: Lexicon,
             params: ResolverParams = ResolverParams()) -> Analysis:
     text = _clean(utterance)
-    content = tuple(content_terms(text))
     strength = content_strength(text)
     detail = bool(lex.find(text, lex.detail))
 
     def found(kind: str, *, act: str | None = None, rejection: bool = False,
               distant: int | None = None) -> Analysis:
         return Analysis(lex.lang, utterance, text, act, kind, detail and act is None, rejection,
-                        content, strength, distant)
+                        strength, distant)
 
     act = classify_act(text, lex)
     if act is not None:
         return found(ACT, act=act)
     if history and lex.find(text, lex.repeat):
-        return Analysis(lex.lang, utterance, text, None, REPEAT, False, False, content, strength)
+        return Analysis(lex.lang, utterance, text, None, REPEAT, False, False, strength)
     rejection = bool(lex.find(text, lex.rejection))
     if lex.find(text, lex.site) and not lex.find(text, lex.page):
         return found(SITE, rejection=rejection)
@@ -254,7 +251,7 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
                           (said,) if said is not None else ())
     if a.kind in (PAGE, SITE):
         query = base if a.has_own_content else None
-        return Resolution(a.lang, None, a.kind, a.detail, query, content=a.content)
+        return Resolution(a.lang, None, a.kind, a.detail, query)
     prev = _previous_usable(history)
     if a.rejection and prev is not None:
         # The visitor rejects the answer, not the question: "no, I mean for children" keeps
@@ -266,7 +263,7 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         avoid = None if a.has_own_content else ex.page_id
         return Resolution(a.lang, None, INDEPENDENT, a.detail,
                           SearchQuery(base.segments + tuple(segs)), (prev,),
-                          avoid_page=avoid, content=a.content)
+                          avoid_page=avoid)
     own = a.has_own_content
     share = params.reply_share_own if own else params.reply_share_bare
     pooled = a.strength >= params.pool_min_strength
@@ -275,7 +272,7 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         segs = _exchange_segments(ex, params.distant_weight, share, params)
         return Resolution(a.lang, None, DISTANT, a.detail,
                           SearchQuery(base.segments + tuple(segs)), (a.distant_index,),
-                          content=a.content, pool=params.pool_deictic if pooled else 0)
+                          pool=params.pool_deictic if pooled else 0)
     kind = a.kind
     if kind == IMMEDIATE:
         weight = params.deictic_weight_own if own else params.deictic_weight_bare
@@ -286,15 +283,15 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
             best, lead = bare_confidence
             weak = weak or best < params.gate_confidence or lead < params.gate_margin
         if prev is None or not weak:
-            return Resolution(a.lang, None, INDEPENDENT, a.detail, base, content=a.content)
+            return Resolution(a.lang, None, INDEPENDENT, a.detail, base)
         kind = ELLIPSIS
         weight = params.ellipsis_weight_own if own else params.ellipsis_weight_bare
         pool = params.pool_ellipsis if pooled else 0
     if prev is None:
-        return Resolution(a.lang, None, kind, a.detail, base, content=a.content)
+        return Resolution(a.lang, None, kind, a.detail, base)
     segs = _exchange_segments(history[prev], weight, share, params)
     band = params.ellipsis_band if kind == ELLIPSIS else 0.0
     head = base.segments if own else (
         QuerySegment(a.utterance, params.bare_utterance_weight, "utterance"),)
     return Resolution(a.lang, None, kind, a.detail, SearchQuery(head + tuple(segs)),
-                      (prev,), content=a.content, pool=pool, band=band)
+                      (prev,), pool=pool, band=band)

@@ -15,7 +15,6 @@ import subprocess
 import tempfile
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,9 +60,9 @@ class Chromium:
                          "check that chromium starts headless on this machine")
 
     def page_targets(self) -> list[dict[str, Any]]:
-        with urllib.request.urlopen(f"{self.endpoint}/json/list", timeout=2) as resp:
-            data: list[dict[str, Any]] = json.load(resp)
-        return [t for t in data if t.get("type") == "page"]
+        from kiosk.screen.devtools import page_targets
+
+        return page_targets(self.endpoint)
 
     def driver(self) -> Driver:
         return Driver(self.page_targets()[0]["webSocketDebuggerUrl"])

@@ -24,6 +24,13 @@ from kiosk.screen.source import ScreenState
 log = logging.getLogger(__name__)
 
 
+def page_targets(endpoint: str) -> list[dict[str, Any]]:
+    """The browser's tabs (not workers or extensions) that accept a DevTools connection."""
+    with urllib.request.urlopen(f"{endpoint}/json/list", timeout=2) as resp:
+        data: list[dict[str, Any]] = json.load(resp)
+    return [t for t in data if t.get("type") == "page" and t.get("webSocketDebuggerUrl")]
+
+
 class DevToolsScreen(ScreenState):
     def __init__(self, endpoint: str, to_page_id: Callable[[str], str | None]) -> None:
         super().__init__()
@@ -37,11 +44,6 @@ class DevToolsScreen(ScreenState):
         self._ids = itertools.count(1)
         self._generation = 0  # navigation events seen
         self._enable_id = -1
-
-    def _targets(self) -> list[dict[str, Any]]:
-        with urllib.request.urlopen(f"{self.endpoint}/json/list", timeout=2) as resp:
-            data: list[dict[str, Any]] = json.load(resp)
-        return [t for t in data if t.get("type") == "page" and t.get("webSocketDebuggerUrl")]
 
     def _show(self, url: str, title: str = "", *, reload: bool = False) -> None:
         if not url or url == "about:blank":
@@ -59,7 +61,7 @@ class DevToolsScreen(ScreenState):
         backoff_s = 0.2
         while not stop.is_set():
             try:
-                targets = await asyncio.to_thread(self._targets)
+                targets = await asyncio.to_thread(page_targets, self.endpoint)
                 if not targets:
                     raise KioskError("screen", "the kiosk browser has no open tab")
                 async with websockets.connect(targets[0]["webSocketDebuggerUrl"],
