@@ -157,15 +157,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     asr = recognizer(cfg)
     if not args.mic_wav:
         return _run_live(cfg, brain, vad, asr, voices)
+    from kiosk.app import run_recording
     from kiosk.audio.wav import read_wav, write_wav
-    from kiosk.voice import run_recorded
 
-    speaker, turns = run_recorded(read_wav(Path(args.mic_wav)), brain, vad, asr, voices)
+    speaker, turns = run_recording(read_wav(Path(args.mic_wav)), brain, vad, asr, voices)
     write_wav(Path(args.speaker_wav), speaker)
     for turn in turns:
         print(f"[{turn.speech_start_ms / 1000:7.2f} s] visitor> {turn.utterance}")
         print(f"[{turn.reply_start_ms / 1000:7.2f} s] avatar>  {turn.reply}")
-        print(f"            (end of speech -> decision {turn.eos_decided_ms - turn.last_voiced_ms}"
+        print(f"            (end of speech -> decision {turn.eos_decision_ms}"
               f" ms, recognition {turn.asr_ms:.0f} ms, brain {turn.brain_ms:.0f} ms, first "
               f"audio {turn.first_audio_ms:.0f} ms; kind {turn.kind}, page {turn.page})")
     return 0

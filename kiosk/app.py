@@ -1,9 +1,10 @@
-"""The appliance's turn loop on live sound devices: wires the stages and supervises them.
+"""The appliance's turn loop: wires the stages and supervises them.
 
 One asyncio loop; every blocking engine (recognizer, brain, synthesizer) runs in its own
-single-worker executor; the duplex stream's bounded queue is the only thread boundary for
-audio. States: idle -> listening -> thinking -> speaking, announced to listeners (LEDs, the
-avatar on screen).
+single-worker executor; the audio stream's queue is the only thread boundary for audio. The
+same loop runs on live sound devices (`DuplexStream`) and on recordings (`RecordedStream`).
+States: idle -> listening -> thinking -> speaking, announced to listeners (log, the avatar on
+screen).
 """
 
 from __future__ import annotations
@@ -12,46 +13,61 @@ import asyncio
 import collections
 import contextlib
 import logging
-import queue
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from kiosk.asr import Recognizer
-from kiosk.audio.duplex import DuplexChunk, DuplexStream
-from kiosk.audio.format import CHUNK_MS, AudioChunk
+from kiosk.audio.format import CHUNK_MS, AudioChunk, Samples
+from kiosk.audio.recorded import RecordedStream
+from kiosk.audio.stream import AudioStream
 from kiosk.audio.vad import Segmenter, SileroVad, SpeechStarted, Utterance, warn_if_clipping
-from kiosk.brain import Brain, TurnResult
+from kiosk.brain import Brain
 from kiosk.dialogue.history import History
 from kiosk.tts import Synthesizer
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class LiveTurn:
+@dataclass(frozen=True)
+class TurnRecord:
+    """One visitor turn, as logged: what was heard and answered, and every stage's time."""
+
     utterance: str
-    reply: str
+    lang: str
     act: str | None
     kind: str
     query: str
     page: str | None
-    eos_decision_ms: int
-    final_ms: float  # after the decision
-    first_audio_ms: float  # after the decision: the first reply sample queued
+    reply: str
+    speech_start_ms: int  # stream time
+    last_voiced_ms: int
+    eos_decided_ms: int
+    asr_ms: float  # after the end-of-speech decision: the final transcript
+    brain_ms: float
+    first_audio_ms: float  # after the brain: the first sentence synthesized and queued
+    reply_start_ms: int  # stream time when the first reply sample was queued
+
+    @property
+    def eos_decision_ms(self) -> int:
+        return self.eos_decided_ms - self.last_voiced_ms
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass
 class VoiceLoop:
-    stream: DuplexStream
+    stream: AudioStream
     brain: Brain
     vad: SileroVad
     asr: Recognizer
     voices: dict[str, Synthesizer]
     screen: Callable[[], str | None] = lambda: None
     on_state: Callable[[str], None] = lambda state: None
-    on_turn: Callable[[LiveTurn], None] = lambda turn: None
+    on_turn: Callable[[TurnRecord], None] = lambda turn: None
     segmenter: Segmenter = field(default_factory=Segmenter)
     history: History = ()
     state: str = "idle"
@@ -60,6 +76,7 @@ class VoiceLoop:
     device_timeout_s: float = 2.0
     reopen_max_s: float = 10.0
     reopens: int = 0
+    chunks_read: int = 0  # progress, for the watchdog
 
     def __post_init__(self) -> None:
         self._asr_exec = ThreadPoolExecutor(1, thread_name_prefix="asr")
@@ -72,28 +89,26 @@ class VoiceLoop:
             self.state = state
             self.on_state(state)
 
-    def _next_chunk(self) -> DuplexChunk | None:
-        try:
-            return self.stream.chunks.get(timeout=0.25)
-        except queue.Empty:
-            return None
-
     async def run(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
+        # The recognizer hears the utterance while it is spoken (pre-roll included), so only
+        # its finalization is left after the end-of-speech decision.
         recent: collections.deque[AudioChunk] = collections.deque(
             maxlen=self.segmenter.params.pre_roll_ms // CHUNK_MS + 1)
         listening = False
         self.vad.reset()
         silent_since = time.monotonic()
-        while not stop.is_set():
-            item = await loop.run_in_executor(self._read_exec, self._next_chunk)
+        while not stop.is_set() and not self.stream.ended:
+            item = await loop.run_in_executor(self._read_exec, self.stream.read, 0.25)
             if item is None:
-                if time.monotonic() - silent_since >= self.device_timeout_s:
+                if (not self.stream.ended
+                        and time.monotonic() - silent_since >= self.device_timeout_s):
                     listening = False
                     await self._reopen(stop)
                     silent_since = time.monotonic()
                 continue
             silent_since = time.monotonic()
+            self.chunks_read += 1
             chunk = item.mic
             recent.append(chunk)
             events = self.segmenter.feed(chunk, self.vad.probability(chunk.samples))
@@ -107,7 +122,11 @@ class VoiceLoop:
                 elif isinstance(event, Utterance):
                     listening = False
                     warn_if_clipping(event, log)
-                    await self._turn(event)
+                    text = await self._finish_asr(event)
+                    if event.cut:  # a monologue goes on into the next utterance
+                        await loop.run_in_executor(self._asr_exec, self._start_asr, [])
+                        listening = True
+                    await self._turn(event, text)
             if self.state == "speaking" and not self.stream.playing:
                 self._set_state("idle")
 
@@ -134,36 +153,66 @@ class VoiceLoop:
         for chunk in earlier:
             self.asr.accept(chunk.samples)
 
-    async def _turn(self, utterance: Utterance) -> None:
-        loop = asyncio.get_running_loop()
+    async def _finish_asr(self, utterance: Utterance) -> tuple[str, float]:
+        """(the final transcript, recognition ms after the end-of-speech decision)."""
         decided = time.perf_counter()
         self._set_state("thinking")
-        text = (await loop.run_in_executor(self._asr_exec, self.asr.finish)).strip()
-        final_ms = (time.perf_counter() - decided) * 1000.0
+        text = await asyncio.get_running_loop().run_in_executor(self._asr_exec, self.asr.finish)
+        return text.strip(), (time.perf_counter() - decided) * 1000.0
+
+    async def _turn(self, utterance: Utterance, heard: tuple[str, float]) -> None:
+        loop = asyncio.get_running_loop()
+        text, asr_ms = heard
         if not text:
+            log.info("turn: nothing recognized in %d ms of speech",
+                     utterance.last_voiced_ms - utterance.start_ms)
             self._set_state("idle")
             return
-        result: TurnResult = await loop.run_in_executor(
+        brain_start = time.perf_counter()
+        result = await loop.run_in_executor(
             self._brain_exec, self.brain.respond, self.history, text, self.screen(),
             self.asr.lang)
         self.history = (*self.history, result.exchange())
+        brain_end = time.perf_counter()
         speech = self.voices[result.lang].synthesize(result.reply.text)
         first_ms = 0.0
+        reply_start_ms = 0
         while True:
             piece = await loop.run_in_executor(self._tts_exec, next, speech, None)
             if piece is None:
                 break
             if not first_ms:
-                first_ms = (time.perf_counter() - decided) * 1000.0
+                first_ms = (time.perf_counter() - brain_end) * 1000.0
+                reply_start_ms = self.stream.clock_ms
                 self._set_state("speaking")
             self.stream.play(piece.samples)
         res = result.resolution
-        turn = LiveTurn(text, result.reply.text, res.act, res.kind,
-                        res.query.text if res.query else "", result.reply.page_id,
-                        utterance.decided_ms - utterance.last_voiced_ms, final_ms, first_ms)
-        log.info("turn: %s", turn)
+        turn = TurnRecord(
+            text, result.lang, res.act, res.kind, res.query.text if res.query else "",
+            result.reply.page_id, result.reply.text, utterance.start_ms,
+            utterance.last_voiced_ms, utterance.decided_ms, asr_ms,
+            (brain_end - brain_start) * 1000.0, first_ms, reply_start_ms)
+        log.info("turn: %s", turn.as_dict())
         self.on_turn(turn)
 
     def close(self) -> None:
         for executor in (self._asr_exec, self._brain_exec, self._tts_exec, self._read_exec):
             executor.shutdown(wait=False, cancel_futures=True)
+
+
+def run_recording(mic: Samples, brain: Brain, vad: SileroVad, asr: Recognizer,
+                  voices: dict[str, Synthesizer], *,
+                  screen: Callable[[], str | None] = lambda: None,
+                  segmenter: Segmenter | None = None,
+                  clock: Callable[[], float] = time.monotonic
+                  ) -> tuple[Samples, list[TurnRecord]]:
+    """The loop over a microphone recording; returns the loudspeaker recording and the turns."""
+    stream = RecordedStream(mic, clock=clock)
+    turns: list[TurnRecord] = []
+    loop = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_turn=turns.append,
+                     segmenter=segmenter or Segmenter())
+    try:
+        asyncio.run(loop.run(asyncio.Event()))
+    finally:
+        loop.close()
+    return stream.speaker(), turns

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from kiosk.app import VoiceLoop
-from kiosk.audio.duplex import DuplexChunk
 from kiosk.audio.format import CHUNK_SAMPLES, AudioChunk
+from kiosk.audio.stream import DuplexChunk
 
 
 @dataclass
@@ -25,6 +25,17 @@ class FlakyStream:
     chunks: queue.Queue[DuplexChunk] = field(default_factory=lambda: queue.Queue(maxsize=500))
     reopen_calls: int = 0
     playing: bool = False
+    ended: bool = False
+    clock_ms: int = 0
+
+    def read(self, timeout_s: float) -> DuplexChunk | None:
+        try:
+            return self.chunks.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
+    def stop_playback(self) -> None:
+        pass
 
     def feed(self, n: int) -> None:
         for i in range(n):

@@ -47,7 +47,7 @@ def _ports() -> set[str]:
 
 def test_a_spoken_question_gets_a_spoken_answer(jack_server: None, models_dir: Path,
                                                 tmp_path: Path) -> None:
-    from kiosk.app import LiveTurn, VoiceLoop
+    from kiosk.app import TurnRecord, VoiceLoop, run_recording
     from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
     from kiosk.audio.duplex import DuplexStream
     from kiosk.audio.vad import SileroVad
@@ -57,7 +57,6 @@ def test_a_spoken_question_gets_a_spoken_answer(jack_server: None, models_dir: P
     from kiosk.retrieval.embedder import load_embedder
     from kiosk.retrieval.index import build_index
     from kiosk.tts.piper import PiperSynthesizer
-    from kiosk.voice import run_recorded
 
     manifest = load_manifest()
     embedder = load_embedder(manifest["e5-small-int8"], models_dir)
@@ -70,8 +69,8 @@ def test_a_spoken_question_gets_a_spoken_answer(jack_server: None, models_dir: P
     write_wav(wav, recording)
     vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
     # the same audio through the recorded-audio turn: what the live loop must also hear
-    _, offline = run_recorded(recording, brain, vad, PocketsphinxRecognizer(),
-                              {"en": tts, "ja": tts})
+    _, offline = run_recording(recording, brain, vad, PocketsphinxRecognizer(),
+                               {"en": tts, "ja": tts})
     assert len(offline) == 1
 
     before = _ports()
@@ -79,7 +78,7 @@ def test_a_spoken_question_gets_a_spoken_answer(jack_server: None, models_dir: P
     stream.start()
     ours = sorted(p for p in _ports() - before if p.endswith("in_0") or "in" in p.split(":")[1])
     states: list[str] = []
-    turns: list[LiveTurn] = []
+    turns: list[TurnRecord] = []
     loop = VoiceLoop(stream, brain, vad, PocketsphinxRecognizer(), {"en": tts, "ja": tts},
                      on_state=states.append, on_turn=turns.append)
     stop = asyncio.Event()

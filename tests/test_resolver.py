@@ -92,6 +92,10 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("ja", "もう一回言って", REPEAT, None, False),
         # "after that" is time, not a reference
         ("ja", "そのあとお昼ごはんはどこで食べられる", INDEPENDENT, None, False),
+        # existential "there" points at nothing; a second "there" still does
+        ("en", "is there a cafe", INDEPENDENT, None, False),
+        ("en", "are there lockers for bags", INDEPENDENT, None, False),
+        ("en", "is there parking there", IMMEDIATE, None, False),
     ],
 )
 def test_analysis(lang: str, utterance: str, kind: str, act: str | None, detail: bool) -> None:

@@ -12,21 +12,15 @@ import collections
 import logging
 import queue
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kiosk.audio.devices import device_rate, find_device, portaudio
 from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, resample
+from kiosk.audio.stream import DuplexChunk
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class DuplexChunk:
-    mic: AudioChunk
-    reference: Samples  # what the loudspeaker played during the same 20 ms
 
 
 class DuplexStream:
@@ -81,6 +75,20 @@ class DuplexStream:
         self._input = find_device(self._input_name, "input")
         self._output = find_device(self._output_name, "output")
         self.start()
+
+    def read(self, timeout_s: float) -> DuplexChunk | None:
+        try:
+            return self.chunks.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
+    @property
+    def ended(self) -> bool:
+        return False  # a device may come back: the loop reopens it instead
+
+    @property
+    def clock_ms(self) -> int:
+        return self._frames * 1000 // self.rate_hz
 
     def play(self, samples: Samples) -> None:
         """Queue audio after what is already queued."""

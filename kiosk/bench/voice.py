@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from kiosk.app import run_recording
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio.format import RATE_HZ
 from kiosk.audio.vad import SileroVad
@@ -23,7 +24,6 @@ from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import load_dialogues
 from kiosk.models import load_manifest, model_path
 from kiosk.tts.piper import PiperSynthesizer
-from kiosk.voice import run_recorded
 from kiosk.wiring import load_brain
 
 
@@ -63,8 +63,8 @@ def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
         synth_s += time.perf_counter() - start
         audio_s += len(spoken) / RATE_HZ
         # one utterance per recording: each question is a fresh visitor
-        _, turns = run_recorded(np.concatenate([pause, spoken, pause]), brain, vad, asr,
-                                {"en": tts, "ja": tts})
+        _, turns = run_recording(np.concatenate([pause, spoken, pause]), brain, vad, asr,
+                                 {"en": tts, "ja": tts})
         if not turns:
             errors += len(_words(question))
             words += len(_words(question))
@@ -73,7 +73,7 @@ def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
         e, n = word_errors(question, turn.utterance)
         errors += e
         words += n
-        eos = turn.eos_decided_ms - turn.last_voiced_ms
+        eos = turn.eos_decision_ms
         decision.append(eos)
         final_first.append(turn.brain_ms + turn.first_audio_ms)
         eos_first.append(eos + turn.asr_ms + turn.brain_ms + turn.first_audio_ms)

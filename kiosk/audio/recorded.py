@@ -1,0 +1,103 @@
+"""A microphone recording and a loudspeaker recording behind the duplex stream's interface, so
+the demo, the tests and the benchmarks run the live loop's own code.
+
+Time is the recording's. While the loop waits for audio, the next chunk comes at once (idle
+time is skipped); while the loop works, the recording's clock runs with the wall clock, as a
+device's would: chunks captured meanwhile queue up and queued playback plays. So the
+loudspeaker recording holds each reply where a device would have played it.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, AudioChunk, Samples
+from kiosk.audio.stream import DuplexChunk
+
+
+class RecordedStream:
+    def __init__(self, mic: Samples, *, tail_ms: int = 1000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._mic = mic
+        self._mic_pos = 0
+        self._tail_ms = tail_ms  # quiet after the recording before the stream ends
+        self._clock = clock
+        self._pending: collections.deque[DuplexChunk] = collections.deque()
+        self._playback: collections.deque[Samples] = collections.deque()
+        self._played: list[Samples] = []
+        self._generated_ms = 0
+        self._quiet_ms = 0
+        self._anchor: tuple[float, int] | None = None  # (wall s, stream ms) when the loop waited
+
+    def _generate(self) -> None:
+        piece = self._mic[self._mic_pos:self._mic_pos + CHUNK_SAMPLES]
+        self._mic_pos += len(piece)
+        quiet = len(piece) == 0 and not self._playback  # the recording over, nothing playing
+        if len(piece) < CHUNK_SAMPLES:
+            piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
+        out = self._playback.popleft() if self._playback else np.zeros(CHUNK_SAMPLES, np.int16)
+        self._played.append(out)
+        self._pending.append(DuplexChunk(AudioChunk(piece, self._generated_ms), out))
+        self._generated_ms += CHUNK_MS
+        self._quiet_ms = self._quiet_ms + CHUNK_MS if quiet else 0
+
+    def _catch_up(self) -> None:
+        """Let the recording's time pass for the time the loop spent working."""
+        if self._anchor is None:
+            return
+        wall_s, stream_ms = self._anchor
+        target_ms = stream_ms + (self._clock() - wall_s) * 1000.0
+        while self._generated_ms + CHUNK_MS <= target_ms and not self._exhausted:
+            self._generate()
+
+    @property
+    def _exhausted(self) -> bool:
+        return self._quiet_ms >= self._tail_ms
+
+    def read(self, timeout_s: float) -> DuplexChunk | None:
+        self._catch_up()
+        if not self._pending:
+            if self._exhausted:
+                return None
+            self._generate()
+            self._anchor = (self._clock(), self._generated_ms)
+        return self._pending.popleft()
+
+    def play(self, samples: Samples) -> None:
+        self._catch_up()
+        for offset in range(0, len(samples), CHUNK_SAMPLES):
+            piece = samples[offset:offset + CHUNK_SAMPLES]
+            if len(piece) < CHUNK_SAMPLES:
+                piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
+            self._playback.append(piece)
+        self._quiet_ms = 0
+
+    def stop_playback(self) -> None:
+        self._catch_up()
+        self._playback.clear()
+
+    @property
+    def playing(self) -> bool:
+        return bool(self._playback)
+
+    @property
+    def ended(self) -> bool:
+        return self._exhausted and not self._pending
+
+    @property
+    def clock_ms(self) -> int:
+        self._catch_up()
+        return self._generated_ms
+
+    def reopen(self) -> None:
+        """A recording does not go away."""
+
+    def speaker(self) -> Samples:
+        """Everything the loudspeaker played, from the start of the recording."""
+        if not self._played:
+            return np.zeros(0, dtype=np.int16)
+        return np.concatenate(self._played)
