@@ -7,10 +7,12 @@ from __future__ import annotations
 import collections
 import logging
 import time
+from pathlib import Path
 
 import numpy as np
 
 from kiosk.configstore import ConfigStore
+from kiosk.fsutil import atomic_write_bytes
 from kiosk.models import load_manifest, verify
 from kiosk.text import detect_lang
 from kiosk.tts import Synthesizer
@@ -29,9 +31,12 @@ class RingLog(logging.Handler):
 
 
 class StandaloneHost:
-    def __init__(self, store: ConfigStore, ring: RingLog) -> None:
+    def __init__(self, store: ConfigStore, ring: RingLog,
+                 restart_request: Path | None = None) -> None:
         self.store = store
         self.ring = ring
+        # under systemd: a file whose change restarts kiosk.service (kiosk-restart.path)
+        self.restart_request = restart_request
         self.restarts = 0
         self._voices: dict[str, Synthesizer] = {}
 
@@ -115,5 +120,9 @@ class StandaloneHost:
         self.store.saved = self.store.pending = self.store.running = fresh.saved
         self.store.origin = fresh.origin
         self.restarts += 1
+        if self.restart_request is not None:
+            atomic_write_bytes(self.restart_request, f"{time.time():.3f}\n".encode())
+            logging.getLogger(__name__).info("console: asked systemd to restart the service")
+            return "restart requested: the voice service starts again with the saved settings"
         logging.getLogger(__name__).info("console: restarted from %s", self.store.path)
         return f"restarted: settings of {self.store.path} are in effect"

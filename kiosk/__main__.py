@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,14 +13,20 @@ from typing import Any
 
 from kiosk.config import DEMO_DIR, Config, load_config
 from kiosk.errors import KioskError
+from kiosk.logs import setup_logging
 from kiosk.wiring import load_brain, recognizer, screen_source
 
 log = logging.getLogger("kiosk")
 
 
 def _config(args: argparse.Namespace) -> Config:
-    cfg = load_config(Path(args.config) if args.config else None)
+    """--config FILE, else the console's file when there is one, else the embedded defaults."""
     import dataclasses
+
+    from kiosk.models import default_config_path
+
+    saved = default_config_path()
+    cfg = load_config(Path(args.config) if args.config else saved if saved.is_file() else None)
 
     paths = cfg.paths
     if getattr(args, "models_dir", None):
@@ -172,27 +179,61 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any]) -> int:
+    """The appliance: the turn loop on the configured devices, supervised for systemd."""
     import asyncio
+    import signal
 
     from kiosk.app import VoiceLoop
     from kiosk.audio.duplex import DuplexStream
+    from kiosk.logs import TurnLog, logs_dir
+    from kiosk.models import default_state_dir
+    from kiosk.service import SystemdNotifier, WatchdogGate, supervise, watchdog_interval_s
 
+    logging.getLogger().setLevel(cfg.logging.level)
     source = screen_source(cfg, {p.page_id for p in brain.index.pages})
 
     def screen() -> str | None:
         shown = source.current()
         return shown.brain_id if shown is not None else None
 
+    notifier = SystemdNotifier()
+    turn_log = TurnLog(logs_dir(default_state_dir()),
+                       store_transcripts=cfg.logging.store_transcripts,
+                       retention_days=cfg.logging.retention_days)
+    turn_log.prune()
+
+    def on_state(state: str) -> None:
+        log.info("state: %s", state)
+        notifier.status(state)
+
+    # a missing device refuses the start with the device list and the setting to change;
+    # systemd starts the service again with back-off
     stream = DuplexStream(cfg.audio.input_device, cfg.audio.output_device)
-    loop = VoiceLoop(stream, brain, vad, asr, voices, screen=screen,
-                     on_state=lambda state: log.info("state: %s", state))
+    voice = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_state=on_state,
+                      on_turn=lambda turn: turn_log.record(turn.as_dict()))
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+        interval_s = watchdog_interval_s()
+        gate = WatchdogGate(stall_s=1.5 * interval_s if interval_s else 0.0)
+        watcher = asyncio.create_task(supervise(lambda: voice.chunks_read + voice.reopens,
+                                                notifier, interval_s, gate, stop))
+        try:
+            await voice.run(stop)
+        finally:
+            notifier.stopping()
+            stop.set()
+            await watcher
+
     stream.start()
     log.info("listening on %s, speaking on %s (Ctrl-C to stop)", cfg.audio.input_device,
              cfg.audio.output_device)
     try:
-        asyncio.run(loop.run(asyncio.Event()))
+        asyncio.run(serve())
     finally:
-        loop.close()
+        voice.close()
         stream.stop()
     return 0
 
@@ -256,9 +297,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _config_path(args: argparse.Namespace) -> Path:
-    from kiosk.models import default_state_dir
+    from kiosk.models import default_config_path
 
-    return Path(args.config) if args.config else default_state_dir() / "kiosk.toml"
+    return Path(args.config) if args.config else default_config_path()
 
 
 def cmd_config(args: argparse.Namespace) -> int:
@@ -319,7 +360,8 @@ def cmd_console(args: argparse.Namespace) -> int:
 
     store = ConfigStore(path, apply_live=apply_live)
     logging.getLogger().setLevel(store.saved.logging.level)
-    host = StandaloneHost(store, ring)
+    restart_file = os.environ.get("KIOSK_RESTART_FILE")
+    host = StandaloneHost(store, ring, Path(restart_file) if restart_file else None)
     pins = PinFile(path.with_name("admin-pin.json"))
     port = args.port or store.saved.console.port
     if not port:
@@ -406,8 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    setup_logging(logging.DEBUG if args.verbose else logging.INFO)
     try:
         return int(args.func(args))
     except KioskError as exc:

@@ -23,8 +23,8 @@ from kiosk.asr import Recognizer
 from kiosk.audio.format import CHUNK_MS, AudioChunk, Samples
 from kiosk.audio.recorded import RecordedStream
 from kiosk.audio.stream import AudioStream
-from kiosk.audio.vad import Segmenter, SileroVad, SpeechStarted, Utterance, warn_if_clipping
-from kiosk.brain import Brain
+from kiosk.audio.vad import Segmenter, SpeechStarted, Utterance, VoiceActivity, warn_if_clipping
+from kiosk.brain import Responder
 from kiosk.dialogue.history import History
 from kiosk.tts import Synthesizer
 
@@ -61,8 +61,8 @@ class TurnRecord:
 @dataclass
 class VoiceLoop:
     stream: AudioStream
-    brain: Brain
-    vad: SileroVad
+    brain: Responder
+    vad: VoiceActivity
     asr: Recognizer
     voices: dict[str, Synthesizer]
     screen: Callable[[], str | None] = lambda: None
@@ -192,15 +192,14 @@ class VoiceLoop:
             result.reply.page_id, result.reply.text, utterance.start_ms,
             utterance.last_voiced_ms, utterance.decided_ms, asr_ms,
             (brain_end - brain_start) * 1000.0, first_ms, reply_start_ms)
-        log.info("turn: %s", turn.as_dict())
-        self.on_turn(turn)
+        self.on_turn(turn)  # the listener logs it: visitors' words stay out of the journal
 
     def close(self) -> None:
         for executor in (self._asr_exec, self._brain_exec, self._tts_exec, self._read_exec):
             executor.shutdown(wait=False, cancel_futures=True)
 
 
-def run_recording(mic: Samples, brain: Brain, vad: SileroVad, asr: Recognizer,
+def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recognizer,
                   voices: dict[str, Synthesizer], *,
                   screen: Callable[[], str | None] = lambda: None,
                   segmenter: Segmenter | None = None,

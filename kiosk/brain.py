@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from kiosk.answer import AnswerParams, Reply, compose
 from kiosk.dialogue.history import Exchange, History
@@ -78,6 +79,13 @@ def confidence(hits: list[PageHit]) -> tuple[float, float]:
     best = hits[0].score
     second = hits[1].score if len(hits) > 1 else 0.0
     return best, (best - second) / best if best > 0 else 0.0
+
+
+class Responder(Protocol):
+    """What the turn loop asks of the brain."""
+
+    def respond(self, history: History, utterance: str, screen_page: str | None = None,
+                lang: str | None = None) -> TurnResult: ...
 
 
 class Brain:

@@ -25,7 +25,11 @@ from kiosk.fsutil import atomic_write_from
 
 log = logging.getLogger(__name__)
 
-MANIFEST_PATH = Path(__file__).resolve().parent.parent / "models" / "manifest.toml"
+# In a checkout: models/manifest.toml; in an installed environment the wheel puts the same
+# file under <prefix>/share/kiosk-avatar (pyproject's data-files).
+_CHECKOUT_MANIFEST = Path(__file__).resolve().parent.parent / "models" / "manifest.toml"
+MANIFEST_PATH = (_CHECKOUT_MANIFEST if _CHECKOUT_MANIFEST.is_file()
+                 else Path(sys.prefix) / "share" / "kiosk-avatar" / "manifest.toml")
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,13 @@ def default_state_dir() -> Path:
         return Path(env)
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "kiosk-avatar"
+
+
+def default_config_path() -> Path:
+    """$KIOSK_CONFIG (the service: /etc/kiosk-avatar/kiosk.toml), else kiosk.toml in the
+    state folder: the file the serial console edits."""
+    env = os.environ.get("KIOSK_CONFIG")
+    return Path(env) if env else default_state_dir() / "kiosk.toml"
 
 
 def default_models_dir() -> Path:

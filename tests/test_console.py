@@ -177,3 +177,16 @@ def test_random_command_lines_always_get_an_answer(tmp_path: Path, pin_file: Pin
             assert answer.strip(), f"no answer to {line!r}"
         if s._awaiting_pin:
             s.feed(b"\x03", float(i))
+
+
+def test_service_restart_goes_through_the_request_file(tmp_path: Path) -> None:
+    from firmware_bridge.consolehost import RingLog, StandaloneHost
+    from kiosk.configstore import ConfigStore
+
+    request = tmp_path / "restart-request"
+    host = StandaloneHost(ConfigStore(tmp_path / "kiosk.toml"), RingLog(), request)
+    assert "restart requested" in host.restart()
+    first = request.read_text()
+    assert float(first) > 0
+    host.restart()  # a second request changes the file again: the path unit fires again
+    assert host.restarts == 2

@@ -72,6 +72,11 @@ class DuplexStream:
             self.stop()
         except Exception as exc:  # a dead device may fail to stop: it is gone either way
             log.info("audio: closing the lost stream: %s", exc)
+        # PortAudio lists devices once, when initialized: a replugged USB microphone is only
+        # seen after it starts again (no stream of ours is open at this point)
+        sd = portaudio()
+        sd._terminate()
+        sd._initialize()
         self._input = find_device(self._input_name, "input")
         self._output = find_device(self._output_name, "output")
         self.start()

@@ -13,6 +13,7 @@ import collections
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -21,6 +22,14 @@ from kiosk.errors import ModelError
 
 WINDOW = 512  # samples Silero scores at 16 kHz
 CONTEXT = 64  # samples of the previous window it is given in front
+
+
+class VoiceActivity(Protocol):
+    """Speech probability per 20 ms chunk."""
+
+    def reset(self) -> None: ...
+
+    def probability(self, samples: Samples) -> float: ...
 
 
 class SileroVad:

@@ -1,0 +1,95 @@
+"""Logging for an appliance in a public place: levels the journal understands, and a turn
+record per visitor turn that carries no visitor words unless the installer enables it.
+
+Under systemd (JOURNAL_STREAM set) each line starts with its syslog priority, `<3>` for an
+error, so `journalctl -p warning` works without a journal library. Visitors' words, when
+stored at all, go to one JSON-lines file a day in the logs folder, deleted after
+logging.retention_days; never to the journal, whose retention the venue does not control.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3,
+             logging.CRITICAL: 2}
+
+# Words of the visitor and the avatar: kept out of the journal.
+WORD_FIELDS = ("utterance", "query", "reply")
+
+
+class JournalFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        priority = _PRIORITY.get(record.levelno, 6)
+        return f"<{priority}>{record.name}: {super().format(record)}"
+
+
+def setup_logging(level: int, environ: dict[str, str] | None = None) -> None:
+    env = os.environ if environ is None else environ
+    handler = logging.StreamHandler(sys.stderr)
+    if env.get("JOURNAL_STREAM"):
+        handler.setFormatter(JournalFormatter("%(message)s"))
+    else:
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def logs_dir(state_dir: Path, environ: dict[str, str] | None = None) -> Path:
+    """systemd's LogsDirectory when the service runs, else logs/ in the state folder."""
+    env = os.environ if environ is None else environ
+    given = env.get("LOGS_DIRECTORY", "").split(":")[0]
+    return Path(given) if given else state_dir / "logs"
+
+
+class TurnLog:
+    def __init__(self, folder: Path, *, store_transcripts: bool, retention_days: int,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.folder = folder
+        self.store_transcripts = store_transcripts
+        self.retention_days = retention_days
+        self._clock = clock
+        self.turns = 0
+
+    def record(self, turn: dict[str, Any]) -> None:
+        self.turns += 1
+        public = {k: v for k, v in turn.items() if k not in WORD_FIELDS}
+        public.update({f"{k}_chars": len(str(turn.get(k) or "")) for k in WORD_FIELDS})
+        log.info("turn %d: %s", self.turns, json.dumps(public, ensure_ascii=False))
+        if self.store_transcripts:
+            self._store(turn)
+
+    def _store(self, turn: dict[str, Any]) -> None:
+        now = self._clock()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        day = time.strftime("%Y-%m-%d", time.gmtime(now))
+        line = json.dumps({"time": round(now, 3), **turn}, ensure_ascii=False)
+        with (self.folder / f"turns-{day}.jsonl").open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+        self.prune()
+
+    def prune(self) -> list[Path]:
+        """Delete transcript files older than the retention period; returns them."""
+        if not self.folder.is_dir():
+            return []
+        cutoff = time.strftime("%Y-%m-%d",
+                               time.gmtime(self._clock() - self.retention_days * 86_400))
+        removed = []
+        for path in sorted(self.folder.glob("turns-*.jsonl")):
+            if path.stem.removeprefix("turns-") < cutoff:
+                path.unlink(missing_ok=True)
+                removed.append(path)
+        if removed:
+            log.info("logs: deleted %d transcript file(s) past %d days", len(removed),
+                     self.retention_days)
+        return removed

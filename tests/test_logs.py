@@ -1,0 +1,52 @@
+"""Turn records keep visitors' words out of the journal; stored transcripts expire."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from kiosk.logs import JournalFormatter, TurnLog, logs_dir
+
+TURN = {"utterance": "where can I park", "query": "park", "reply": "The car park is next door.",
+        "kind": "independent", "page": "en/parking.md", "asr_ms": 25.0}
+
+
+def test_the_journal_line_has_no_words(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    turns = TurnLog(tmp_path, store_transcripts=False, retention_days=7)
+    with caplog.at_level(logging.INFO):
+        turns.record(TURN)
+    text = caplog.text
+    assert "park" not in text.replace("parking.md", "") and "car" not in text
+    assert '"utterance_chars": 16' in text and '"page": "en/parking.md"' in text
+    assert not list(tmp_path.iterdir())  # nothing stored
+
+
+def test_stored_transcripts_expire(tmp_path: Path) -> None:
+    now = [1_700_000_000.0]
+    turns = TurnLog(tmp_path, store_transcripts=True, retention_days=2, clock=lambda: now[0])
+    turns.record(TURN)
+    first = sorted(tmp_path.iterdir())
+    assert len(first) == 1
+    assert json.loads(first[0].read_text())["utterance"] == "where can I park"
+    now[0] += 86_400
+    turns.record(TURN)
+    assert len(list(tmp_path.iterdir())) == 2
+    now[0] += 2 * 86_400  # the first day is now three days old
+    turns.record(TURN)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert first[0].name not in left and len(left) == 2
+
+
+def test_journal_priorities() -> None:
+    formatter = JournalFormatter("%(message)s")
+    record = logging.LogRecord("kiosk.app", logging.ERROR, __file__, 1, "boom", None, None)
+    assert formatter.format(record) == "<3>kiosk.app: boom"
+
+
+def test_logs_dir_follows_systemd() -> None:
+    assert logs_dir(Path("/s"), {"LOGS_DIRECTORY": "/var/log/kiosk-avatar"}) == Path(
+        "/var/log/kiosk-avatar")
+    assert logs_dir(Path("/s"), {}) == Path("/s/logs")
