@@ -238,6 +238,21 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """The appliance's health; exit status 1 when a check failed."""
+    from kiosk.doctor import format_checks, healthy, run_checks
+    from kiosk.models import default_state_dir
+
+    cfg = _config(args)
+    checks = run_checks(cfg, _config_path(args), default_state_dir(),
+                        record_s=0.0 if args.quick else 1.0)
+    if args.json:
+        print(json.dumps([c.__dict__ for c in checks], ensure_ascii=False))
+    else:
+        print(format_checks(checks))
+    return 0 if healthy(checks) else 1
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from kiosk.eval import evaluate, format_table, load_dialogues
 
@@ -278,6 +293,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from kiosk.bench import voice as bench_voice
 
         report = bench_voice.run(_config(args), args.utterances)
+        print(json.dumps(report) if args.json else json.dumps(report, indent=1))
+        return 0
+    if args.what == "soak":
+        from kiosk.bench import soak
+
+        report = soak.run(_config(args), args.minutes)
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
     if args.what == "screen":
@@ -430,12 +451,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("value", nargs="?")
     p.set_defaults(func=cmd_config)
 
+    p = sub.add_parser("doctor", help="check the appliance: each problem with its fix")
+    p.add_argument("--quick", action="store_true", help="do not record from the microphone")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_doctor)
+
     p = sub.add_parser("console", help="serve the installer console on a serial port")
     p.add_argument("--port", help="serial device or pyserial URL (default: console.port)")
     p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument("what", choices=["brain", "screen", "voice"])
+    p.add_argument("what", choices=["brain", "screen", "soak", "voice"])
+    p.add_argument("--minutes", type=float, default=60.0,
+                   help="soak: minutes of simulated conversation (audio time)")
     p.add_argument("--utterances", type=int, default=24, help="voice: recorded utterances")
     p.add_argument("--navigations", type=int, default=100, help="screen: browser navigations")
     p.add_argument("--pages", type=int, default=5000, help="size of the generated site")

@@ -77,6 +77,12 @@ class VoiceLoop:
     reopen_max_s: float = 10.0
     reopens: int = 0
     chunks_read: int = 0  # progress, for the watchdog
+    errors: int = 0  # turns that failed (logged; the loop goes on)
+    # A pause this long (stream time) means the next voice is a new visitor: the dialogue
+    # history starts over. It is also capped, so an all-day kiosk never grows.
+    new_visitor_after_ms: int = 45_000
+    history_max: int = 16
+    _last_turn_end_ms: int = 0
 
     def __post_init__(self) -> None:
         self._asr_exec = ThreadPoolExecutor(1, thread_name_prefix="asr")
@@ -126,7 +132,7 @@ class VoiceLoop:
                     if event.cut:  # a monologue goes on into the next utterance
                         await loop.run_in_executor(self._asr_exec, self._start_asr, [])
                         listening = True
-                    await self._turn(event, text)
+                    await self._guarded_turn(event, text)
             if self.state == "speaking" and not self.stream.playing:
                 self._set_state("idle")
 
@@ -160,6 +166,20 @@ class VoiceLoop:
         text = await asyncio.get_running_loop().run_in_executor(self._asr_exec, self.asr.finish)
         return text.strip(), (time.perf_counter() - decided) * 1000.0
 
+    async def _guarded_turn(self, utterance: Utterance, heard: tuple[str, float]) -> None:
+        """One failing turn (a page the brain chokes on, a synthesizer error) is logged and
+        counted; the loop listens again."""
+        if utterance.start_ms - self._last_turn_end_ms >= self.new_visitor_after_ms:
+            self.history = ()
+        try:
+            await self._turn(utterance, heard)
+        except Exception:
+            self.errors += 1
+            log.exception("turn: failed (%d so far); listening again", self.errors)
+            self.stream.stop_playback()
+            self._set_state("idle")
+        self._last_turn_end_ms = self.stream.clock_ms
+
     async def _turn(self, utterance: Utterance, heard: tuple[str, float]) -> None:
         loop = asyncio.get_running_loop()
         text, asr_ms = heard
@@ -172,7 +192,7 @@ class VoiceLoop:
         result = await loop.run_in_executor(
             self._brain_exec, self.brain.respond, self.history, text, self.screen(),
             self.asr.lang)
-        self.history = (*self.history, result.exchange())
+        self.history = (*self.history, result.exchange())[-self.history_max:]
         brain_end = time.perf_counter()
         speech = self.voices[result.lang].synthesize(result.reply.text)
         first_ms = 0.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import collections
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -20,27 +20,50 @@ from kiosk.audio.stream import DuplexChunk
 
 
 class RecordedStream:
-    def __init__(self, mic: Samples, *, tail_ms: int = 1000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._mic = mic
+    def __init__(self, mic: Samples | Iterable[Samples], *, tail_ms: int = 1000,
+                 clock: Callable[[], float] = time.monotonic, keep_speaker: bool = True) -> None:
+        """`mic`: the recording, or its pieces one after another (read lazily, so an hour
+        of soak audio is never in memory at once)."""
+        self._pieces: Iterator[Samples] = iter([mic] if isinstance(mic, np.ndarray) else mic)
+        self._mic: Samples = np.zeros(0, dtype=np.int16)
         self._mic_pos = 0
+        self._mic_done = False
         self._tail_ms = tail_ms  # quiet after the recording before the stream ends
         self._clock = clock
         self._pending: collections.deque[DuplexChunk] = collections.deque()
         self._playback: collections.deque[Samples] = collections.deque()
         self._played: list[Samples] = []
+        self._keep_speaker = keep_speaker  # off for long soaks: only the count is kept
+        self.played_ms = 0
         self._generated_ms = 0
         self._quiet_ms = 0
         self._anchor: tuple[float, int] | None = None  # (wall s, stream ms) when the loop waited
 
-    def _generate(self) -> None:
+    def _take_mic(self) -> Samples:
+        """The next 20 ms of the recording (shorter or empty at its end)."""
+        while len(self._mic) - self._mic_pos < CHUNK_SAMPLES and not self._mic_done:
+            following = next(self._pieces, None)
+            if following is None:
+                self._mic_done = True
+                break
+            self._mic = np.concatenate([self._mic[self._mic_pos:], following])
+            self._mic_pos = 0
         piece = self._mic[self._mic_pos:self._mic_pos + CHUNK_SAMPLES]
         self._mic_pos += len(piece)
+        return piece
+
+    def _generate(self) -> None:
+        piece = self._take_mic()
         quiet = len(piece) == 0 and not self._playback  # the recording over, nothing playing
         if len(piece) < CHUNK_SAMPLES:
             piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
-        out = self._playback.popleft() if self._playback else np.zeros(CHUNK_SAMPLES, np.int16)
-        self._played.append(out)
+        if self._playback:
+            out = self._playback.popleft()
+            self.played_ms += CHUNK_MS
+        else:
+            out = np.zeros(CHUNK_SAMPLES, np.int16)
+        if self._keep_speaker:
+            self._played.append(out)
         self._pending.append(DuplexChunk(AudioChunk(piece, self._generated_ms), out))
         self._generated_ms += CHUNK_MS
         self._quiet_ms = self._quiet_ms + CHUNK_MS if quiet else 0

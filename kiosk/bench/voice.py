@@ -8,16 +8,19 @@ reply sample (processing time); word error rate; the synthesizer's real-time fac
 
 from __future__ import annotations
 
+import asyncio
 import re
 import resource
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from kiosk.app import run_recording
+from kiosk.app import TurnRecord, VoiceLoop
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
-from kiosk.audio.format import RATE_HZ
+from kiosk.audio.format import RATE_HZ, Samples
+from kiosk.audio.recorded import RecordedStream
 from kiosk.audio.vad import SileroVad
 from kiosk.bench import percentiles
 from kiosk.config import DEMO_DIR, Config
@@ -48,35 +51,43 @@ def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
     tts = PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir)
     brain = load_brain(cfg)
     vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
-    asr = PocketsphinxRecognizer()
     questions = [t.user for d in load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")
                  for t in d.turns if t.act is None][:utterances]
+    synth_s = audio_s = 0.0
+    spoken: list[Samples] = []
+    for question in questions:
+        start = time.perf_counter()
+        spoken.append(np.concatenate([s.samples for s in tts.synthesize(question)]))
+        synth_s += time.perf_counter() - start
+        audio_s += len(spoken[-1]) / RATE_HZ
+    # One loop, as on the device, hears every question. Each comes after a pause longer than
+    # the loop's new-visitor pause, so each is a fresh visitor's first question.
+    loop = VoiceLoop(RecordedStream(_recording(spoken), keep_speaker=False), brain, vad,
+                     PocketsphinxRecognizer(), {"en": tts, "ja": tts})
+    heard: dict[int, list[TurnRecord]] = {}
+    spans = _spans(spoken)
+    loop.on_turn = lambda turn: heard.setdefault(_which(spans, turn.speech_start_ms),
+                                                 []).append(turn)
+    try:
+        asyncio.run(loop.run(asyncio.Event()))
+    finally:
+        loop.close()
     eos_first: list[float] = []
     final_first: list[float] = []
     decision: list[float] = []
     errors = words = 0
-    synth_s = audio_s = 0.0
-    pause = np.zeros(RATE_HZ, dtype=np.int16)
-    for question in questions:
-        start = time.perf_counter()
-        spoken = np.concatenate([s.samples for s in tts.synthesize(question)])
-        synth_s += time.perf_counter() - start
-        audio_s += len(spoken) / RATE_HZ
-        # one utterance per recording: each question is a fresh visitor
-        _, turns = run_recording(np.concatenate([pause, spoken, pause]), brain, vad, asr,
-                                 {"en": tts, "ja": tts})
-        if not turns:
-            errors += len(_words(question))
-            words += len(_words(question))
-            continue
-        turn = turns[0]
-        e, n = word_errors(question, turn.utterance)
+    for i, question in enumerate(questions):
+        turns = heard.get(i, [])
+        e, n = word_errors(question, " ".join(t.utterance for t in turns))
         errors += e
         words += n
-        eos = turn.eos_decision_ms
-        decision.append(eos)
+        if not turns:
+            continue
+        turn = turns[0]
+        decision.append(turn.eos_decision_ms)
         final_first.append(turn.brain_ms + turn.first_audio_ms)
-        eos_first.append(eos + turn.asr_ms + turn.brain_ms + turn.first_audio_ms)
+        eos_first.append(turn.eos_decision_ms + turn.asr_ms + turn.brain_ms
+                         + turn.first_audio_ms)
     return {
         "eos_to_first_audio_ms": percentiles(eos_first),
         "final_to_first_audio_ms": percentiles(final_first),
@@ -85,4 +96,37 @@ def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
         "tts_rtf": round(synth_s / max(audio_s, 1e-9), 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
         "utterances": len(questions),
+        "turns": sum(len(t) for t in heard.values()),
     }
+
+
+LEAD_S = 1
+GAP_S = 50  # the reply plays, then a pause longer than VoiceLoop.new_visitor_after_ms
+
+
+def _recording(spoken: list[Samples]) -> Iterator[Samples]:
+    quiet = np.zeros(RATE_HZ, dtype=np.int16)
+    for speech in spoken:
+        yield from [quiet] * LEAD_S
+        yield speech
+        yield from [quiet] * GAP_S
+
+
+def _spans(spoken: list[Samples]) -> list[tuple[int, int]]:
+    """Where each question lies in the recording, in ms."""
+    spans = []
+    at_ms = 0
+    for speech in spoken:
+        at_ms += LEAD_S * 1000
+        length_ms = len(speech) * 1000 // RATE_HZ
+        spans.append((at_ms, at_ms + length_ms))
+        at_ms += length_ms + GAP_S * 1000
+    return spans
+
+
+def _which(spans: list[tuple[int, int]], start_ms: int) -> int:
+    """The question an utterance starting at start_ms belongs to (pre-roll included)."""
+    for i, (begin, end) in enumerate(spans):
+        if begin - 1000 <= start_ms <= end:
+            return i
+    return -1
