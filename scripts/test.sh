@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Set up, then run every check CI runs: lint, types, the test suite (real model included),
-# and a small run of the brain benchmark so it cannot rot.
+# Set up, then run every check CI runs: lint, types, the test suite (real models included),
+# and small runs of the benchmarks so they cannot rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -9,3 +9,4 @@ scripts/setup.sh
 timeout 1800 .venv/bin/python -m pytest -q "$@"  # a hung device must not hang CI
 .venv/bin/kiosk bench brain --pages 300 --turns 100
 .venv/bin/kiosk bench voice --utterances 6
+.venv/bin/kiosk bench soak --minutes 10 --json
