@@ -1,10 +1,11 @@
 """The appliance's turn loop: wires the stages and supervises them.
 
-One asyncio loop; every blocking engine (recognizer, brain, synthesizer) runs in its own
-single-worker executor; the audio stream's queue is the only thread boundary for audio. The
-same loop runs on live sound devices (`DuplexStream`) and on recordings (`RecordedStream`).
-States: idle -> listening -> thinking -> speaking, announced to listeners (log, the avatar on
-screen).
+One asyncio loop; every blocking engine runs in its own single-worker executor (capture,
+hearing = echo canceller + VAD, recognizer, brain, synthesizer); the audio stream's queue is
+the only thread boundary for audio. The same loop runs on live sound devices (`DuplexStream`)
+and on recordings (`RecordedStream`). States: idle -> listening -> thinking -> speaking,
+announced to listeners (log, the avatar on screen). While the avatar speaks the loop keeps
+listening: a visitor who talks over it stops it (barge-in) and is heard as the next turn.
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kiosk.asr import Recognizer
+from kiosk.audio.echo import EchoCanceller, PassThrough
 from kiosk.audio.format import CHUNK_MS, AudioChunk, Samples
+from kiosk.audio.guard import EchoGuard
+from kiosk.audio.hearing import Hearing
 from kiosk.audio.recorded import RecordedStream
 from kiosk.audio.stream import AudioStream
 from kiosk.audio.vad import Segmenter, SpeechStarted, Utterance, VoiceActivity, warn_if_clipping
-from kiosk.brain import Responder
+from kiosk.brain import Responder, TurnResult
 from kiosk.dialogue.history import History
-from kiosk.tts import Synthesizer
+from kiosk.tts import Speech, Synthesizer
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +62,16 @@ class TurnRecord:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Playback:
+    """A reply sentence handed to the loudspeaker, for listeners (the avatar's mouth)."""
+
+    text: str
+    samples: Samples
+    queued_at_ms: int  # stream time when it was queued
+    starts_at_ms: int  # stream time when its first sample plays
+
+
 @dataclass
 class VoiceLoop:
     stream: AudioStream
@@ -68,7 +82,12 @@ class VoiceLoop:
     screen: Callable[[], str | None] = lambda: None
     on_state: Callable[[str], None] = lambda state: None
     on_turn: Callable[[TurnRecord], None] = lambda turn: None
+    on_playback: Callable[[Playback], None] = lambda playback: None
+    on_stop: Callable[[str], None] = lambda reason: None  # playback cut (barge-in, stop)
+    on_heard: Callable[[str], None] = lambda text: None  # the visitor's words, for captions
     segmenter: Segmenter = field(default_factory=Segmenter)
+    echo: EchoCanceller = field(default_factory=lambda: PassThrough("off"))
+    guard: EchoGuard = field(default_factory=EchoGuard)
     history: History = ()
     state: str = "idle"
     # A device that delivers nothing for this long is gone (unplugged, driver stuck): the
@@ -82,27 +101,45 @@ class VoiceLoop:
     # history starts over. It is also capped, so an all-day kiosk never grows.
     new_visitor_after_ms: int = 45_000
     history_max: int = 16
+    synthesizing: bool = False  # sentences of a reply are still being synthesized
     _last_turn_end_ms: int = 0
+    _speaker: asyncio.Task[None] | None = None
+    _reply_text: str = ""  # what the avatar says or just said: the self-echo guard's reference
 
     def __post_init__(self) -> None:
+        self.hearing = Hearing(self.echo, self.vad, self.guard, self.segmenter)
+        if isinstance(self.stream, RecordedStream):
+            # a reply synthesized in the background takes real time, as on a device
+            self.stream.busy = lambda: self.synthesizing
         self._asr_exec = ThreadPoolExecutor(1, thread_name_prefix="asr")
         self._brain_exec = ThreadPoolExecutor(1, thread_name_prefix="brain")
         self._tts_exec = ThreadPoolExecutor(1, thread_name_prefix="tts")
         self._read_exec = ThreadPoolExecutor(1, thread_name_prefix="capture")
+        self._hear_exec = ThreadPoolExecutor(1, thread_name_prefix="hearing")
 
     def _set_state(self, state: str) -> None:
         if state != self.state:
             self.state = state
             self.on_state(state)
 
+    @property
+    def speaking(self) -> bool:
+        return (self._speaker is not None and not self._speaker.done()) or self.stream.playing
+
     async def run(self, stop: asyncio.Event) -> None:
+        try:
+            await self._listen(stop)
+        finally:
+            await self._stop_speaking(None)
+
+    async def _listen(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
         # The recognizer hears the utterance while it is spoken (pre-roll included), so only
         # its finalization is left after the end-of-speech decision.
         recent: collections.deque[AudioChunk] = collections.deque(
             maxlen=self.segmenter.params.pre_roll_ms // CHUNK_MS + 1)
         listening = False
-        self.vad.reset()
+        self.hearing.reset()
         silent_since = time.monotonic()
         while not stop.is_set() and not self.stream.ended:
             item = await loop.run_in_executor(self._read_exec, self.stream.read, 0.25)
@@ -115,31 +152,40 @@ class VoiceLoop:
                 continue
             silent_since = time.monotonic()
             self.chunks_read += 1
-            chunk = item.mic
-            recent.append(chunk)
-            events = self.segmenter.feed(chunk, self.vad.probability(chunk.samples))
+            heard = await loop.run_in_executor(self._hear_exec, self.hearing.hear, item,
+                                               self.speaking)
+            recent.append(heard.clean)
             if listening:
-                await loop.run_in_executor(self._asr_exec, self.asr.accept, chunk.samples)
-            for event in events:
+                await loop.run_in_executor(self._asr_exec, self.asr.accept, heard.clean.samples)
+            if heard.bargein:
+                await self._stop_speaking("barge-in")
+                self._set_state("listening")
+            for event in heard.events:
                 if isinstance(event, SpeechStarted):
-                    self._set_state("listening")
+                    if not self.speaking:
+                        self._set_state("listening")
                     await loop.run_in_executor(self._asr_exec, self._start_asr, list(recent))
                     listening = True
                 elif isinstance(event, Utterance):
                     listening = False
                     warn_if_clipping(event, log)
-                    text = await self._finish_asr(event)
+                    text, asr_ms = await self._finish_asr()
                     if event.cut:  # a monologue goes on into the next utterance
                         await loop.run_in_executor(self._asr_exec, self._start_asr, [])
                         listening = True
-                    await self._guarded_turn(event, text)
-            if self.state == "speaking" and not self.stream.playing:
+                    if (self.hearing.utterance_over_avatar and self._reply_text
+                            and self.guard.is_repeat(text, self._reply_text)):
+                        self._set_state("speaking" if self.speaking else "idle")
+                        continue
+                    await self._guarded_turn(event, text, asr_ms)
+            if self.state == "speaking" and not self.speaking:
                 self._set_state("idle")
 
     async def _reopen(self, stop: asyncio.Event) -> None:
         """Close the stream and open it again until the device answers, backing off."""
         loop = asyncio.get_running_loop()
         wait_s = 0.5
+        await self._stop_speaking(None)
         self._set_state("idle")
         while not stop.is_set():
             self.reopens += 1
@@ -159,63 +205,116 @@ class VoiceLoop:
         for chunk in earlier:
             self.asr.accept(chunk.samples)
 
-    async def _finish_asr(self, utterance: Utterance) -> tuple[str, float]:
+    async def _finish_asr(self) -> tuple[str, float]:
         """(the final transcript, recognition ms after the end-of-speech decision)."""
         decided = time.perf_counter()
-        self._set_state("thinking")
+        if not self.speaking:
+            self._set_state("thinking")
         text = await asyncio.get_running_loop().run_in_executor(self._asr_exec, self.asr.finish)
         return text.strip(), (time.perf_counter() - decided) * 1000.0
 
-    async def _guarded_turn(self, utterance: Utterance, heard: tuple[str, float]) -> None:
+    async def _guarded_turn(self, utterance: Utterance, text: str, asr_ms: float) -> None:
         """One failing turn (a page the brain chokes on, a synthesizer error) is logged and
         counted; the loop listens again."""
         if utterance.start_ms - self._last_turn_end_ms >= self.new_visitor_after_ms:
             self.history = ()
         try:
-            await self._turn(utterance, heard)
+            await self._turn(utterance, text, asr_ms)
         except Exception:
             self.errors += 1
             log.exception("turn: failed (%d so far); listening again", self.errors)
-            self.stream.stop_playback()
+            await self._stop_speaking(None)
             self._set_state("idle")
         self._last_turn_end_ms = self.stream.clock_ms
 
-    async def _turn(self, utterance: Utterance, heard: tuple[str, float]) -> None:
+    async def _turn(self, utterance: Utterance, text: str, asr_ms: float) -> None:
         loop = asyncio.get_running_loop()
-        text, asr_ms = heard
         if not text:
             log.info("turn: nothing recognized in %d ms of speech",
                      utterance.last_voiced_ms - utterance.start_ms)
-            self._set_state("idle")
+            self._set_state("speaking" if self.speaking else "idle")
             return
+        self.on_heard(text)
         brain_start = time.perf_counter()
-        result = await loop.run_in_executor(
+        result: TurnResult = await loop.run_in_executor(
             self._brain_exec, self.brain.respond, self.history, text, self.screen(),
             self.asr.lang)
         self.history = (*self.history, result.exchange())[-self.history_max:]
-        brain_end = time.perf_counter()
+        brain_ms = (time.perf_counter() - brain_start) * 1000.0
+        await self._stop_speaking(None)  # a new reply replaces whatever was still playing
+        if result.resolution.act == "stop":
+            self._record(utterance, text, result, asr_ms, brain_ms, 0.0, self.stream.clock_ms,
+                         spoken="")
+            self._set_state("idle")
+            return
+        self._reply_text = result.reply.text
+        self._speaker = asyncio.create_task(
+            self._speak(utterance, text, result, asr_ms, brain_ms, time.perf_counter()))
+        await asyncio.sleep(0)  # let it start before the loop reads on
+
+    async def _speak(self, utterance: Utterance, text: str, result: TurnResult, asr_ms: float,
+                     brain_ms: float, brain_end: float) -> None:
+        """Synthesize sentence by sentence and queue each on the loudspeaker; the first one
+        is played as soon as it is ready. Runs beside the listening loop; barge-in cancels it."""
+        loop = asyncio.get_running_loop()
         speech = self.voices[result.lang].synthesize(result.reply.text)
-        first_ms = 0.0
-        reply_start_ms = 0
-        while True:
-            piece = await loop.run_in_executor(self._tts_exec, next, speech, None)
-            if piece is None:
-                break
-            if not first_ms:
-                first_ms = (time.perf_counter() - brain_end) * 1000.0
-                reply_start_ms = self.stream.clock_ms
-                self._set_state("speaking")
-            self.stream.play(piece.samples)
+        recorded = False
+        self.synthesizing = True
+        try:
+            while True:
+                piece: Speech | None = await loop.run_in_executor(self._tts_exec, next, speech,
+                                                                  None)
+                if piece is None:
+                    break
+                queued_at = self.stream.clock_ms
+                starts_at = queued_at + self.stream.queued_ms
+                self.stream.play(piece.samples)
+                self.on_playback(Playback(piece.text, piece.samples, queued_at, starts_at))
+                if not recorded:
+                    recorded = True
+                    self._set_state("speaking")
+                    self._record(utterance, text, result, asr_ms, brain_ms,
+                                 (time.perf_counter() - brain_end) * 1000.0, queued_at)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.errors += 1
+            log.exception("turn: speaking failed (%d so far)", self.errors)
+        finally:
+            self.synthesizing = False
+            if not recorded:
+                self._record(utterance, text, result, asr_ms, brain_ms, 0.0,
+                             self.stream.clock_ms)
+
+    def _record(self, utterance: Utterance, text: str, result: TurnResult, asr_ms: float,
+                brain_ms: float, first_ms: float, reply_start_ms: int,
+                spoken: str | None = None) -> None:
         res = result.resolution
         turn = TurnRecord(
             text, result.lang, res.act, res.kind, res.query.text if res.query else "",
-            result.reply.page_id, result.reply.text, utterance.start_ms,
-            utterance.last_voiced_ms, utterance.decided_ms, asr_ms,
-            (brain_end - brain_start) * 1000.0, first_ms, reply_start_ms)
+            result.reply.page_id, result.reply.text if spoken is None else spoken,
+            utterance.start_ms, utterance.last_voiced_ms, utterance.decided_ms, asr_ms,
+            brain_ms, first_ms, reply_start_ms)
         self.on_turn(turn)  # the listener logs it: visitors' words stay out of the journal
 
+    async def _stop_speaking(self, reason: str | None) -> None:
+        """Cut the reply now: nothing more is synthesized or played."""
+        speaker, self._speaker = self._speaker, None
+        active = speaker is not None and not speaker.done()
+        if speaker is not None and active:
+            speaker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await speaker
+        audible = self.stream.playing
+        if audible:
+            self.stream.stop_playback()
+        if reason is not None and (active or audible):
+            log.info("speaking: stopped (%s)", reason)
+            self.on_stop(reason)
+
     def close(self) -> None:
-        for executor in (self._asr_exec, self._brain_exec, self._tts_exec, self._read_exec):
+        for executor in (self._asr_exec, self._brain_exec, self._tts_exec, self._read_exec,
+                         self._hear_exec):
             executor.shutdown(wait=False, cancel_futures=True)
 
 
@@ -223,13 +322,14 @@ def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recog
                   voices: dict[str, Synthesizer], *,
                   screen: Callable[[], str | None] = lambda: None,
                   segmenter: Segmenter | None = None,
+                  echo: EchoCanceller | None = None,
                   clock: Callable[[], float] = time.monotonic
                   ) -> tuple[Samples, list[TurnRecord]]:
     """The loop over a microphone recording; returns the loudspeaker recording and the turns."""
     stream = RecordedStream(mic, clock=clock)
     turns: list[TurnRecord] = []
     loop = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_turn=turns.append,
-                     segmenter=segmenter or Segmenter())
+                     segmenter=segmenter or Segmenter(), echo=echo or PassThrough("off"))
     try:
         asyncio.run(loop.run(asyncio.Event()))
     finally:

@@ -27,7 +27,7 @@ QUESTIONS = [
     "Is there a cafe?",
     "Thank you, goodbye!",
 ]
-PAUSE_S = 14.0  # room for the avatar's reply before the next question
+PAUSE_S = 19.0  # room for the avatar's reply (up to ~16 s) before the next question
 
 
 def main() -> None:

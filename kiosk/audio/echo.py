@@ -1,10 +1,227 @@
-"""Echo cancellation: what the loudspeaker played is taken out of what the microphone hears."""
+"""Echo cancellation: what the loudspeaker played is taken out of what the microphone hears.
+
+Modes (`echo.mode`): `hardware`, the microphone array cancels echo itself and audio passes
+through; `speex`, software cancellation with libspeexdsp (Debian: libspeexdsp1) through ctypes,
+fed the playback chunk the duplex stream pairs with each captured chunk, delayed by
+`echo.delay_ms`; `off`. The speex state is not thread-safe: one canceller lives in one
+single-worker executor.
+"""
 
 from __future__ import annotations
 
+import collections
+import ctypes
 import ctypes.util
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, Samples
+from kiosk.errors import KioskError
+
+# speex_echo.h / speex_preprocess.h request numbers
+_ECHO_SET_SAMPLING_RATE = 24
+_PP_SET_DENOISE = 0
+_PP_SET_ECHO_SUPPRESS = 20
+_PP_SET_ECHO_SUPPRESS_ACTIVE = 22
+_PP_SET_ECHO_STATE = 24
 
 
 def speex_available() -> bool:
     """libspeexdsp (Debian: libspeexdsp1) can be loaded."""
     return ctypes.util.find_library("speexdsp") is not None
+
+
+def _library() -> Any:
+    name = ctypes.util.find_library("speexdsp")
+    if name is None:
+        raise KioskError("echo", "echo.mode speex needs libspeexdsp, which is not installed",
+                         "apt-get install libspeexdsp1, or set echo.mode hardware/off")
+    lib = ctypes.CDLL(name)
+    lib.speex_echo_state_init.restype = ctypes.c_void_p
+    lib.speex_echo_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
+    lib.speex_echo_state_destroy.argtypes = [ctypes.c_void_p]
+    lib.speex_echo_state_reset.argtypes = [ctypes.c_void_p]
+    lib.speex_echo_ctl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    lib.speex_echo_cancellation.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p] * 3
+    lib.speex_preprocess_state_init.restype = ctypes.c_void_p
+    lib.speex_preprocess_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
+    lib.speex_preprocess_state_destroy.argtypes = [ctypes.c_void_p]
+    lib.speex_preprocess_ctl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    lib.speex_preprocess_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    return lib
+
+
+class EchoCanceller(Protocol):
+    name: str
+
+    def process(self, mic: Samples, reference: Samples) -> Samples:
+        """One 20 ms chunk: the microphone with the loudspeaker's part taken out."""
+        ...
+
+    def reset(self) -> None: ...
+
+
+class PassThrough:
+    """`hardware` (the array cancels) and `off`."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def process(self, mic: Samples, reference: Samples) -> Samples:
+        return mic
+
+    def reset(self) -> None:
+        pass
+
+
+class DelayLine:
+    """The reference, late by delay_ms (whole chunks): the loudspeaker's sound reaches the
+    microphone after the output and input buffers, and the filter should not spend its
+    length on pure delay."""
+
+    def __init__(self, delay_ms: int) -> None:
+        self._queue: collections.deque[Samples] = collections.deque(
+            np.zeros(CHUNK_SAMPLES, dtype=np.int16) for _ in range(max(0, delay_ms) // CHUNK_MS))
+
+    def push(self, chunk: Samples) -> Samples:
+        if not self._queue:
+            return chunk
+        self._queue.append(chunk)
+        return self._queue.popleft()
+
+
+class SpeexCanceller:
+    """libspeexdsp's MDF adaptive filter plus its residual-echo suppressor."""
+
+    name = "speex"
+
+    def __init__(self, filter_length_ms: int = 128, delay_ms: int = 0, *,
+                 suppress: bool = True) -> None:
+        self._lib = _library()
+        taps = RATE_HZ * filter_length_ms // 1000
+        self._echo = self._lib.speex_echo_state_init(CHUNK_SAMPLES, taps)
+        rate = ctypes.c_int(RATE_HZ)
+        self._lib.speex_echo_ctl(self._echo, _ECHO_SET_SAMPLING_RATE, ctypes.byref(rate))
+        self._pre: int | None = None
+        if suppress:
+            self._pre = self._lib.speex_preprocess_state_init(CHUNK_SAMPLES, RATE_HZ)
+            off = ctypes.c_int(0)
+            # noise suppression would also colour the visitor's voice for the recognizer
+            self._lib.speex_preprocess_ctl(self._pre, _PP_SET_DENOISE, ctypes.byref(off))
+            self._lib.speex_preprocess_ctl(self._pre, _PP_SET_ECHO_STATE,
+                                           ctypes.c_void_p(self._echo))
+        self._delay = DelayLine(delay_ms)
+        self._delay_ms = delay_ms
+        self._out = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
+
+    def process(self, mic: Samples, reference: Samples) -> Samples:
+        ref = np.ascontiguousarray(self._delay.push(reference), dtype=np.int16)
+        near = np.ascontiguousarray(mic, dtype=np.int16)
+        if len(near) != CHUNK_SAMPLES or len(ref) != CHUNK_SAMPLES:
+            return mic  # a short last chunk of a recording: nothing to learn from
+        out = np.empty(CHUNK_SAMPLES, dtype=np.int16)
+        self._lib.speex_echo_cancellation(self._echo, near.ctypes.data, ref.ctypes.data,
+                                          out.ctypes.data)
+        if self._pre is not None:
+            self._lib.speex_preprocess_run(self._pre, out.ctypes.data)
+        return out
+
+    def reset(self) -> None:
+        self._lib.speex_echo_state_reset(self._echo)
+        self._delay = DelayLine(self._delay_ms)
+
+    def close(self) -> None:
+        if self._pre is not None:
+            self._lib.speex_preprocess_state_destroy(self._pre)
+            self._pre = None
+        if self._echo:
+            self._lib.speex_echo_state_destroy(self._echo)
+            self._echo = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def make_canceller(mode: str, filter_length_ms: int = 128, delay_ms: int = 0) -> EchoCanceller:
+    if mode == "speex":
+        return SpeexCanceller(filter_length_ms, delay_ms)
+    return PassThrough(mode)
+
+
+# ------------------------------------------------------------------ measurement
+
+
+def erle_db(before: Samples | np.ndarray, after: Samples | np.ndarray) -> float:
+    """Echo return loss enhancement: how much quieter the echo got, in dB."""
+    p_before = float(np.mean(np.asarray(before, dtype=np.float64) ** 2))
+    p_after = float(np.mean(np.asarray(after, dtype=np.float64) ** 2))
+    return 10.0 * float(np.log10(max(p_before, 1e-9) / max(p_after, 1e-9)))
+
+
+def estimate_delay_ms(mic: Samples, reference: Samples, max_ms: int = 500) -> float:
+    """Where the reference best lines up in the microphone signal (cross-correlation)."""
+    n = min(len(mic), len(reference))
+    if n == 0:
+        return 0.0
+    a = mic[:n].astype(np.float64)
+    b = reference[:n].astype(np.float64)
+    size = 1 << (2 * n - 1).bit_length()
+    corr = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
+    lags = corr[: min(n, RATE_HZ * max_ms // 1000)]
+    return float(np.argmax(np.abs(lags))) * 1000.0 / RATE_HZ
+
+
+def cancel(canceller: EchoCanceller, mic: Samples, reference: Samples) -> Samples:
+    """Run a whole recording pair through a canceller, chunk by chunk."""
+    n = min(len(mic), len(reference)) // CHUNK_SAMPLES * CHUNK_SAMPLES
+    out = [canceller.process(mic[i:i + CHUNK_SAMPLES], reference[i:i + CHUNK_SAMPLES])
+           for i in range(0, n, CHUNK_SAMPLES)]
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int16)
+
+
+def probe_signal(seconds: float = 6.0, level_dbfs: float = -12.0, seed: int = 3) -> Samples:
+    """Pink-ish noise bursts: every frequency the canceller must learn, at a fixed level."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds * RATE_HZ)
+    white = rng.standard_normal(n + 16)
+    pinkish = np.convolve(white, np.ones(4) / 4.0)[:n]
+    pinkish *= 32768.0 * 10 ** (level_dbfs / 20.0) / max(float(np.std(pinkish)), 1e-9)
+    return np.clip(pinkish, -32768, 32767).astype(np.int16)
+
+
+@dataclass(frozen=True)
+class EchoReport:
+    mode: str
+    delay_ms: float  # measured loudspeaker -> microphone, buffers included
+    echo_level_db: float  # echo at the microphone relative to what was played
+    erle_db: float  # after convergence (the last half of the probe)
+    erle_first_s_db: float
+
+    def advice(self) -> str:
+        if self.echo_level_db < -50:
+            return ("the microphone hears almost nothing of the loudspeaker: check the cable, "
+                    "or the array's own cancellation works already")
+        tips = []
+        if self.mode == "speex" and self.delay_ms > 40:
+            tips.append(f"set echo.delay_ms {int(self.delay_ms // 20 * 20 - 20)} so the filter "
+                        "does not spend its length on buffering delay")
+        if self.erle_db < 15:
+            tips.append("cancellation is weak: lower the loudspeaker volume, move the microphone "
+                        "away from it, or use echo.mode hardware with an AEC microphone array")
+        elif self.erle_db < 25:
+            tips.append("cancellation is moderate; the self-echo guard covers the rest")
+        return "; ".join(tips) or "good"
+
+
+def measure(mode: str, mic: Samples, reference: Samples, canceller: EchoCanceller
+            ) -> EchoReport:
+    """ERLE of a canceller over a recorded probe (mic and the reference played meanwhile)."""
+    out = cancel(canceller, mic, reference)
+    n = len(out)
+    mic, reference = mic[:n], reference[:n]
+    half, first = n // 2, min(n, RATE_HZ)
+    return EchoReport(mode, estimate_delay_ms(mic, reference),
+                      -erle_db(reference, mic) if n else -120.0,
+                      erle_db(mic[half:], out[half:]), erle_db(mic[:first], out[:first]))

@@ -21,7 +21,8 @@ from kiosk.audio.stream import DuplexChunk
 
 class RecordedStream:
     def __init__(self, mic: Samples | Iterable[Samples], *, tail_ms: int = 1000,
-                 clock: Callable[[], float] = time.monotonic, keep_speaker: bool = True) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep, keep_speaker: bool = True) -> None:
         """`mic`: the recording, or its pieces one after another (read lazily, so an hour
         of soak audio is never in memory at once)."""
         self._pieces: Iterator[Samples] = iter([mic] if isinstance(mic, np.ndarray) else mic)
@@ -30,6 +31,10 @@ class RecordedStream:
         self._mic_done = False
         self._tail_ms = tail_ms  # quiet after the recording before the stream ends
         self._clock = clock
+        self._sleep = sleep
+        # Something works in the background (a reply being synthesized): then the recording's
+        # time runs with the wall clock even while the loop waits for audio, as a device's.
+        self.busy: Callable[[], bool] = lambda: False
         self._pending: collections.deque[DuplexChunk] = collections.deque()
         self._playback: collections.deque[Samples] = collections.deque()
         self._played: list[Samples] = []
@@ -83,6 +88,13 @@ class RecordedStream:
 
     def read(self, timeout_s: float) -> DuplexChunk | None:
         self._catch_up()
+        if not self._pending and self._anchor is not None and self.busy():
+            wall_s, stream_ms = self._anchor
+            due_s = wall_s + (self._generated_ms + CHUNK_MS - stream_ms) / 1000.0
+            wait_s = due_s - self._clock()
+            if wait_s > 0:
+                self._sleep(min(wait_s, timeout_s))
+            self._catch_up()
         if not self._pending:
             if self._exhausted:
                 return None
@@ -106,6 +118,10 @@ class RecordedStream:
     @property
     def playing(self) -> bool:
         return bool(self._playback)
+
+    @property
+    def queued_ms(self) -> int:
+        return len(self._playback) * CHUNK_MS
 
     @property
     def ended(self) -> bool:

@@ -1,0 +1,114 @@
+"""The self-echo guard (pure, no clocks): the avatar must not answer itself.
+
+Two checks, both counted so an installer can see them work:
+- per chunk, while the loudspeaker plays (or its echo may still ring): speech on the
+  microphone counts only when the cancelled signal is well above the echo expected from what
+  is playing (`margin_db`), the expectation being learned from the chunks where the avatar
+  talked alone (double-talk detection);
+- per utterance heard over the avatar: a transcript that repeats what the avatar was saying
+  (2-gram overlap with the reply) is dropped. Japanese is compared by character 2-grams;
+  English by word 2-grams, because its letter pairs recur in any two sentences ("how much
+  does it cost" shares 75% of its letter pairs with a reply about parking it never quoted).
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kiosk.audio.format import Samples
+from kiosk.text import normalize, spell_numbers
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GuardParams:
+    margin_db: float = 10.0  # the visitor's voice must stand this far above the expected echo
+    silent_ref_dbfs: float = -60.0  # a reference quieter than this is silence
+    tail_ms: int = 400  # an echo rings on for the room's reverberation and the buffers
+    start_echo_db: float = 0.0  # before anything is learned: echo as loud as the reference
+    learn_up: float = 0.3  # the echo estimate rises fast (a louder room is dangerous)...
+    learn_down: float = 0.03  # ...and falls slowly
+    repeat_overlap: float = 0.6  # share of a transcript's 2-grams found in the reply
+    repeat_min_grams: int = 3
+
+
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def echo_grams(text: str) -> set[str]:
+    """The 2-grams a transcript and a reply are compared by."""
+    norm = spell_numbers(normalize(text))
+    if _CJK_CHAR.search(norm):
+        chars = [c for c in norm if c.isalnum()]
+        return {a + b for a, b in itertools.pairwise(chars)}
+    words = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in _WORD.findall(norm)]
+    return {f"{a} {b}" for a, b in itertools.pairwise(words)}
+
+
+def rms_db(samples: Samples) -> float:
+    if len(samples) == 0:
+        return -120.0
+    power = float(np.mean(samples.astype(np.float64) ** 2))
+    return 10.0 * math.log10(max(power, 1e-3) / 32768.0**2)
+
+
+@dataclass
+class EchoGuard:
+    params: GuardParams = field(default_factory=GuardParams)
+    echo_db: float = 0.0  # learned: residual level minus reference level while the avatar talks
+    gated_chunks: int = 0
+    dropped_transcripts: int = 0
+    _recent_ref_db: collections.deque[float] = field(default_factory=collections.deque)
+
+    def __post_init__(self) -> None:
+        self.echo_db = self.params.start_echo_db
+
+    def reference_db(self) -> float:
+        """The loudest recent playback: echo arrives late and rings on."""
+        return max(self._recent_ref_db, default=-120.0)
+
+    def echo_active(self) -> bool:
+        return self.reference_db() > self.params.silent_ref_dbfs
+
+    def judge(self, residual: Samples, reference: Samples, probability: float,
+              chunk_ms: int = 20) -> float:
+        """The speech probability to use: unchanged when nothing plays, 0 for echo."""
+        p = self.params
+        self._recent_ref_db.append(rms_db(reference))
+        while len(self._recent_ref_db) > max(1, p.tail_ms // chunk_ms):
+            self._recent_ref_db.popleft()
+        if not self.echo_active():
+            return probability
+        ref_db = self.reference_db()
+        excess_db = rms_db(residual) - ref_db - self.echo_db
+        if excess_db >= p.margin_db:
+            return probability  # the visitor, over the avatar
+        # the avatar alone: learn how loud its echo is after cancellation
+        observed = rms_db(residual) - ref_db
+        rate = p.learn_up if observed > self.echo_db else p.learn_down
+        self.echo_db += rate * (observed - self.echo_db)
+        if probability >= 0.5:
+            self.gated_chunks += 1
+        return 0.0
+
+    def is_repeat(self, transcript: str, reply: str) -> bool:
+        """The recognizer heard the avatar's own reply: drop the transcript (and count it)."""
+        grams = echo_grams(transcript)
+        if len(grams) < self.params.repeat_min_grams:
+            return False
+        share = len(grams & echo_grams(reply)) / len(grams)
+        if share >= self.params.repeat_overlap:
+            self.dropped_transcripts += 1
+            log.info("guard: dropped a transcript that repeats the reply (overlap %.2f; %d so "
+                     "far)", share, self.dropped_transcripts)
+            return True
+        return False

@@ -1,0 +1,65 @@
+"""What the avatar hears, one 20 ms chunk at a time: echo canceller -> VAD -> self-echo
+guard -> segmenter, and whether a visitor is talking over the avatar (barge-in).
+
+Synchronous and clock-free (times are the stream's): the turn loop runs it in its own
+single-worker executor, and the echo bench runs it directly on simulated rooms.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from kiosk.audio.echo import EchoCanceller
+from kiosk.audio.format import AudioChunk
+from kiosk.audio.guard import EchoGuard
+from kiosk.audio.stream import DuplexChunk
+from kiosk.audio.vad import Event, Segmenter, SpeechStarted, VoiceActivity
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Heard:
+    clean: AudioChunk  # the microphone after echo cancellation
+    events: list[Event]
+    bargein: bool  # the visitor has now talked over the avatar for bargein_ms
+
+
+@dataclass
+class Hearing:
+    canceller: EchoCanceller
+    vad: VoiceActivity
+    guard: EchoGuard = field(default_factory=EchoGuard)
+    segmenter: Segmenter = field(default_factory=Segmenter)
+    bargein_ms: int = 160  # speech over the avatar this long stops it (a cough is shorter)
+    bargeins: int = 0
+    _over_avatar: bool = False  # the current utterance started while the avatar spoke
+    _barged: bool = False
+
+    def reset(self) -> None:
+        self.vad.reset()
+        self.canceller.reset()
+
+    @property
+    def utterance_over_avatar(self) -> bool:
+        """The utterance being heard started while the avatar's voice (or its echo) was on."""
+        return self._over_avatar
+
+    def hear(self, item: DuplexChunk, speaking: bool) -> Heard:
+        clean = self.canceller.process(item.mic.samples, item.reference)
+        chunk = AudioChunk(clean, item.mic.start_ms)
+        probability = self.guard.judge(clean, item.reference, self.vad.probability(clean))
+        events = self.segmenter.feed(chunk, probability)
+        for event in events:
+            if isinstance(event, SpeechStarted):
+                self._over_avatar = speaking or self.guard.echo_active()
+                self._barged = False
+        bargein = False
+        if (speaking and self.segmenter.in_speech and not self._barged
+                and self.segmenter.voiced_ms >= self.bargein_ms):
+            self._barged = bargein = True
+            self.bargeins += 1
+            log.info("guard: barge-in at %.2f s (%d so far)", chunk.start_ms / 1000,
+                     self.bargeins)
+        return Heard(chunk, events, bargein)
