@@ -165,9 +165,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.mic_wav:
         return _run_live(cfg, brain, vad, asr, voices)
     from kiosk.app import run_recording
+    from kiosk.audio.echo import make_canceller
     from kiosk.audio.wav import read_wav, write_wav
 
-    speaker, turns = run_recording(read_wav(Path(args.mic_wav)), brain, vad, asr, voices)
+    echo = make_canceller(cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms)
+
+    def ready(loop: Any, url: str | None) -> None:
+        if url:
+            print(f"avatar page: {url}", flush=True)
+
+    speaker, turns = run_recording(
+        read_wav(Path(args.mic_wav)), brain, vad, asr, voices, echo=echo,
+        realtime=args.realtime, avatar_port=cfg.avatar.port if args.realtime and
+        cfg.avatar.port else None, on_ready=ready)
     write_wav(Path(args.speaker_wav), speaker)
     for turn in turns:
         print(f"[{turn.speech_start_ms / 1000:7.2f} s] visitor> {turn.utterance}")
@@ -208,12 +218,22 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
 
     # a missing device refuses the start with the device list and the setting to change;
     # systemd starts the service again with back-off
+    from kiosk.audio.echo import make_canceller
+
+    echo = make_canceller(cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms)
     stream = DuplexStream(cfg.audio.input_device, cfg.audio.output_device)
     voice = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_state=on_state,
-                      on_turn=lambda turn: turn_log.record(turn.as_dict()))
+                      on_turn=lambda turn: turn_log.record(turn.as_dict()), echo=echo)
 
     async def serve() -> None:
         stop = asyncio.Event()
+        avatar = None
+        if cfg.avatar.port:
+            from kiosk.avatar.server import AvatarServer, attach
+
+            avatar = AvatarServer(stream.position_s, port=cfg.avatar.port)
+            await avatar.start()
+            attach(avatar, voice)
         for signum in (signal.SIGTERM, signal.SIGINT):
             asyncio.get_running_loop().add_signal_handler(signum, stop.set)
         interval_s = watchdog_interval_s()
@@ -226,6 +246,8 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
             notifier.stopping()
             stop.set()
             await watcher
+            if avatar is not None:
+                await avatar.close()
 
     stream.start()
     log.info("listening on %s, speaking on %s (Ctrl-C to stop)", cfg.audio.input_device,
@@ -245,7 +267,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     cfg = _config(args)
     checks = run_checks(cfg, _config_path(args), default_state_dir(),
-                        record_s=0.0 if args.quick else 1.0)
+                        record_s=0.0 if args.quick else 1.0, echo_probe=args.echo)
     if args.json:
         print(json.dumps([c.__dict__ for c in checks], ensure_ascii=False))
     else:
@@ -295,10 +317,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
         report = bench_voice.run(_config(args), args.utterances)
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
+    if args.what == "echo":
+        from kiosk.bench import echo as bench_echo
+
+        report = bench_echo.run(_config(args), avatar_minutes=args.minutes or 10.0,
+                                scenes=args.scenes, paths_per_kind=args.paths,
+                                jack=not args.no_jack, seed=args.seed)
+        print(json.dumps(report) if args.json else json.dumps(report, indent=1))
+        return 0
     if args.what == "soak":
         from kiosk.bench import soak
 
-        report = soak.run(_config(args), args.minutes)
+        report = soak.run(_config(args), args.minutes or 60.0)
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
     if args.what == "screen":
@@ -429,6 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="the voice loop on the sound devices, or on a recording")
     p.add_argument("--mic-wav", help="microphone recording to run through the loop")
     p.add_argument("--speaker-wav", default="speaker.wav", help="where the replies are written")
+    p.add_argument("--realtime", action="store_true",
+                   help="with --mic-wav: at the recording's own speed, with the avatar page "
+                        "served on avatar.port")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("eval", help="top-1 and MRR per query strategy on dialogues")
@@ -453,6 +486,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("doctor", help="check the appliance: each problem with its fix")
     p.add_argument("--quick", action="store_true", help="do not record from the microphone")
+    p.add_argument("--echo", action="store_true",
+                   help="play a probe and measure the echo through echo.mode (6 s)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_doctor)
 
@@ -461,9 +496,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument("what", choices=["brain", "screen", "soak", "voice"])
-    p.add_argument("--minutes", type=float, default=60.0,
-                   help="soak: minutes of simulated conversation (audio time)")
+    p.add_argument("what", choices=["brain", "echo", "screen", "soak", "voice"])
+    p.add_argument("--minutes", type=float,
+                   help="soak: minutes of simulated conversation (default 60); echo: minutes "
+                        "of avatar speech for the self-trigger count (default 10)")
+    p.add_argument("--scenes", type=int, default=20, help="echo: double-talk scenes")
+    p.add_argument("--paths", type=int, default=6, help="echo: simulated rooms of each kind")
+    p.add_argument("--no-jack", action="store_true", help="echo: skip the JACK device run")
+    p.add_argument("--seed", type=int, default=1, help="echo: which simulated rooms and scenes")
     p.add_argument("--utterances", type=int, default=24, help="voice: recorded utterances")
     p.add_argument("--navigations", type=int, default=100, help="screen: browser navigations")
     p.add_argument("--pages", type=int, default=5000, help="size of the generated site")

@@ -67,9 +67,9 @@ class Playback:
     """A reply sentence handed to the loudspeaker, for listeners (the avatar's mouth)."""
 
     text: str
+    lang: str
     samples: Samples
-    queued_at_ms: int  # stream time when it was queued
-    starts_at_ms: int  # stream time when its first sample plays
+    starts_at_s: float  # on the audio output clock: when its first sample is heard
 
 
 @dataclass
@@ -84,7 +84,7 @@ class VoiceLoop:
     on_turn: Callable[[TurnRecord], None] = lambda turn: None
     on_playback: Callable[[Playback], None] = lambda playback: None
     on_stop: Callable[[str], None] = lambda reason: None  # playback cut (barge-in, stop)
-    on_heard: Callable[[str], None] = lambda text: None  # the visitor's words, for captions
+    on_heard: Callable[[str, bool], None] = lambda text, final: None  # visitor's words
     segmenter: Segmenter = field(default_factory=Segmenter)
     echo: EchoCanceller = field(default_factory=lambda: PassThrough("off"))
     guard: EchoGuard = field(default_factory=EchoGuard)
@@ -105,6 +105,7 @@ class VoiceLoop:
     _last_turn_end_ms: int = 0
     _speaker: asyncio.Task[None] | None = None
     _reply_text: str = ""  # what the avatar says or just said: the self-echo guard's reference
+    _partial: str = ""
 
     def __post_init__(self) -> None:
         self.hearing = Hearing(self.echo, self.vad, self.guard, self.segmenter)
@@ -156,7 +157,11 @@ class VoiceLoop:
                                                self.speaking)
             recent.append(heard.clean)
             if listening:
-                await loop.run_in_executor(self._asr_exec, self.asr.accept, heard.clean.samples)
+                partial = await loop.run_in_executor(self._asr_exec, self.asr.accept,
+                                                     heard.clean.samples)
+                if partial and partial != self._partial:
+                    self._partial = partial
+                    self.on_heard(partial, False)
             if heard.bargein:
                 await self._stop_speaking("barge-in")
                 self._set_state("listening")
@@ -168,6 +173,13 @@ class VoiceLoop:
                     listening = True
                 elif isinstance(event, Utterance):
                     listening = False
+                    if self.hearing.is_echo():
+                        if event.cut:
+                            listening = True
+                        else:
+                            await loop.run_in_executor(self._asr_exec, self.asr.finish)
+                        self._set_state("speaking" if self.speaking else "idle")
+                        continue
                     warn_if_clipping(event, log)
                     text, asr_ms = await self._finish_asr()
                     if event.cut:  # a monologue goes on into the next utterance
@@ -180,6 +192,15 @@ class VoiceLoop:
                     await self._guarded_turn(event, text, asr_ms)
             if self.state == "speaking" and not self.speaking:
                 self._set_state("idle")
+                self._log_guard()
+
+    def _log_guard(self) -> None:
+        """After each reply: what the self-echo guard did, so an installer sees it work."""
+        g = self.guard
+        log.info("guard: echo chunks gated %d, echo utterances dropped %d, repeats dropped "
+                 "%d, barge-ins %d; expected echo %.0f dB under the playback, cancellation "
+                 "%.0f dB", g.gated_chunks, g.weak_utterances, g.dropped_transcripts,
+                 self.hearing.bargeins, -g.echo_db, g.cancel_db)
 
     async def _reopen(self, stop: asyncio.Event) -> None:
         """Close the stream and open it again until the device answers, backing off."""
@@ -201,6 +222,7 @@ class VoiceLoop:
             wait_s = min(wait_s * 2, self.reopen_max_s)
 
     def _start_asr(self, earlier: list[AudioChunk]) -> None:
+        self._partial = ""
         self.asr.start()
         for chunk in earlier:
             self.asr.accept(chunk.samples)
@@ -234,7 +256,7 @@ class VoiceLoop:
                      utterance.last_voiced_ms - utterance.start_ms)
             self._set_state("speaking" if self.speaking else "idle")
             return
-        self.on_heard(text)
+        self.on_heard(text, True)
         brain_start = time.perf_counter()
         result: TurnResult = await loop.run_in_executor(
             self._brain_exec, self.brain.respond, self.history, text, self.screen(),
@@ -267,9 +289,8 @@ class VoiceLoop:
                 if piece is None:
                     break
                 queued_at = self.stream.clock_ms
-                starts_at = queued_at + self.stream.queued_ms
-                self.stream.play(piece.samples)
-                self.on_playback(Playback(piece.text, piece.samples, queued_at, starts_at))
+                starts_at_s = self.stream.play(piece.samples)
+                self.on_playback(Playback(piece.text, result.lang, piece.samples, starts_at_s))
                 if not recorded:
                     recorded = True
                     self._set_state("speaking")
@@ -323,15 +344,36 @@ def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recog
                   screen: Callable[[], str | None] = lambda: None,
                   segmenter: Segmenter | None = None,
                   echo: EchoCanceller | None = None,
-                  clock: Callable[[], float] = time.monotonic
+                  clock: Callable[[], float] = time.monotonic,
+                  realtime: bool = False,
+                  avatar_port: int | None = None,
+                  on_ready: Callable[[VoiceLoop, str | None], None] = lambda loop, url: None,
                   ) -> tuple[Samples, list[TurnRecord]]:
-    """The loop over a microphone recording; returns the loudspeaker recording and the turns."""
-    stream = RecordedStream(mic, clock=clock)
+    """The loop over a microphone recording; returns the loudspeaker recording and the turns.
+    `realtime`: at the recording's own speed (for a screen); `avatar_port`: serve the avatar
+    page meanwhile (0: any free port); `on_ready` gets the loop and the page's address."""
+    stream = RecordedStream(mic, clock=clock, realtime=realtime)
     turns: list[TurnRecord] = []
     loop = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_turn=turns.append,
                      segmenter=segmenter or Segmenter(), echo=echo or PassThrough("off"))
+
+    async def main() -> None:
+        server = None
+        if avatar_port is not None:
+            from kiosk.avatar.server import AvatarServer, attach
+
+            server = AvatarServer(stream.position_s, port=avatar_port)
+            await server.start()
+            attach(server, loop)
+        on_ready(loop, server.url if server is not None else None)
+        try:
+            await loop.run(asyncio.Event())
+        finally:
+            if server is not None:
+                await server.close()
+
     try:
-        asyncio.run(loop.run(asyncio.Event()))
+        asyncio.run(main())
     finally:
         loop.close()
     return stream.speaker(), turns

@@ -81,7 +81,7 @@ class AudioConfig:
 class EchoConfig:
     mode: str = setting("speex", "echo cancellation: done by the microphone array, in software, "
                                  "or none", choices=("hardware", "speex", "off"))
-    filter_length_ms: int = setting(128, "length of the software canceller's filter",
+    filter_length_ms: int = setting(256, "length of the software canceller's filter",
                                     low=16, high=512)
     delay_ms: int = setting(0, "extra delay of the playback reference", low=0, high=500)
 
@@ -131,6 +131,12 @@ class ConsoleConfig:
 
 
 @dataclass(frozen=True)
+class AvatarConfig:
+    port: int = setting(8765, "localhost port of the avatar page and its WebSocket; 0: none",
+                        low=0, high=65535)
+
+
+@dataclass(frozen=True)
 class LoggingConfig:
     level: str = setting("INFO", "log level", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                          live=True)
@@ -151,6 +157,7 @@ class Config:
     screen: ScreenConfig = field(default_factory=ScreenConfig)
     bridge: BridgeConfig = field(default_factory=BridgeConfig)
     console: ConsoleConfig = field(default_factory=ConsoleConfig)
+    avatar: AvatarConfig = field(default_factory=AvatarConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
 
 

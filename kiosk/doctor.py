@@ -126,6 +126,32 @@ def check_echo(cfg: Config) -> Check:
                  "kiosk doctor --echo")
 
 
+def check_echo_measured(cfg: Config, probe_s: float = 6.0) -> Check:
+    """`kiosk doctor --echo`: a probe through the loudspeaker, measured at the microphone
+    through the configured mode."""
+    from kiosk.audio.duplex import DuplexStream
+    from kiosk.audio.echo import make_canceller, measure, play_and_record, probe_signal
+
+    stream = DuplexStream(cfg.audio.input_device, cfg.audio.output_device)
+    stream.start()
+    try:
+        mic, reference = play_and_record(stream, probe_signal(probe_s))
+    finally:
+        stream.stop()
+    report = measure(cfg.echo.mode, mic, reference, make_canceller(
+        cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms))
+    detail = (f"mode {cfg.echo.mode}: delay {report.delay_ms:.0f} ms, echo at the microphone "
+              f"{-report.echo_level_db:.0f} dB under the playback, ERLE {report.erle_db:.1f} dB "
+              f"after convergence ({report.erle_first_s_db:.1f} dB in the first second)")
+    advice = report.advice()
+    if report.echo_level_db < -50:
+        return Check("echo-probe", OK, detail, advice)
+    if cfg.echo.mode == "speex" and report.erle_db < 15:
+        return Check("echo-probe", FAIL, detail, advice)
+    status = OK if advice == "good" else WARN
+    return Check("echo-probe", status, detail, "" if advice == "good" else advice)
+
+
 def check_screen(cfg: Config) -> Check:
     source = cfg.screen.source
     if source == "fixed":
@@ -193,8 +219,10 @@ def _available_memory_mb() -> int:
 
 
 def run_checks(cfg: Config, config_path: Path, state_dir: Path, *,
-               record_s: float = 1.0) -> list[Check]:
+               record_s: float = 1.0, echo_probe: bool = False) -> list[Check]:
+    probe = [_guard("echo-probe", lambda: check_echo_measured(cfg))] if echo_probe else []
     return [
+        *probe,
         _guard("models", lambda: check_models(cfg)),
         _guard("site", lambda: check_site(cfg)),
         _guard("index", lambda: check_index(cfg)),

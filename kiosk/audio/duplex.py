@@ -33,6 +33,8 @@ class DuplexStream:
         self._lock = threading.Lock()
         self._stream: Any = None
         self._frames = 0
+        self._out_index = 0  # output position (16 kHz samples) of the next chunk to go out
+        self._last_out: tuple[int, float] = (0, 0.0)  # (its position, PortAudio DAC time)
         self.rate_hz = RATE_HZ
         self.dropped = 0  # chunks lost because nobody read the queue in time
         self.statuses: list[str] = []
@@ -95,14 +97,27 @@ class DuplexStream:
     def clock_ms(self) -> int:
         return self._frames * 1000 // self.rate_hz
 
-    def play(self, samples: Samples) -> None:
-        """Queue audio after what is already queued."""
+    def play(self, samples: Samples) -> float:
+        """Queue audio after what is already queued; returns when its first sample is heard
+        (output position, seconds)."""
         with self._lock:
+            start_s = (self._out_index + len(self._playback) * CHUNK_SAMPLES) / RATE_HZ
             for offset in range(0, len(samples), CHUNK_SAMPLES):
                 piece = samples[offset:offset + CHUNK_SAMPLES]
                 if len(piece) < CHUNK_SAMPLES:
                     piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
                 self._playback.append(piece)
+        return start_s
+
+    def position_s(self) -> float:
+        """From the latest callback: the DAC time PortAudio gave for its first sample, and the
+        stream's clock now (PortAudio's, the sound card's)."""
+        with self._lock:
+            index, dac_time = self._last_out
+        stream = self._stream
+        if stream is None or dac_time <= 0.0:
+            return index / RATE_HZ
+        return index / RATE_HZ + (float(stream.time) - dac_time)
 
     def stop_playback(self) -> None:
         """Barge-in: drop everything not yet played."""
@@ -123,6 +138,10 @@ class DuplexStream:
             self.statuses.append(str(status))
         with self._lock:
             out = self._playback.popleft() if self._playback else None
+            dac = float(getattr(time_info, "outputBufferDacTime", 0.0) or 0.0)
+            self._last_out = (self._out_index, dac or float(getattr(time_info, "currentTime",
+                                                                     0.0) or 0.0))
+            self._out_index += CHUNK_SAMPLES
         if out is None:
             out = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
         if self.rate_hz == RATE_HZ:

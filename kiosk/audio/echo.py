@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, Samples
+from kiosk.audio.stream import AudioStream
 from kiosk.errors import KioskError
 
 # speex_echo.h / speex_preprocess.h request numbers
@@ -97,7 +98,7 @@ class SpeexCanceller:
 
     name = "speex"
 
-    def __init__(self, filter_length_ms: int = 128, delay_ms: int = 0, *,
+    def __init__(self, filter_length_ms: int = 256, delay_ms: int = 0, *,
                  suppress: bool = True) -> None:
         self._lib = _library()
         taps = RATE_HZ * filter_length_ms // 1000
@@ -107,9 +108,10 @@ class SpeexCanceller:
         self._pre: int | None = None
         if suppress:
             self._pre = self._lib.speex_preprocess_state_init(CHUNK_SAMPLES, RATE_HZ)
-            off = ctypes.c_int(0)
-            # noise suppression would also colour the visitor's voice for the recognizer
-            self._lib.speex_preprocess_ctl(self._pre, _PP_SET_DENOISE, ctypes.byref(off))
+            # the residual-echo suppressor works through the denoiser's gains (with the
+            # denoiser off, libspeexdsp applies no gain at all)
+            on = ctypes.c_int(1)
+            self._lib.speex_preprocess_ctl(self._pre, _PP_SET_DENOISE, ctypes.byref(on))
             self._lib.speex_preprocess_ctl(self._pre, _PP_SET_ECHO_STATE,
                                            ctypes.c_void_p(self._echo))
         self._delay = DelayLine(delay_ms)
@@ -144,7 +146,7 @@ class SpeexCanceller:
         self.close()
 
 
-def make_canceller(mode: str, filter_length_ms: int = 128, delay_ms: int = 0) -> EchoCanceller:
+def make_canceller(mode: str, filter_length_ms: int = 256, delay_ms: int = 0) -> EchoCanceller:
     if mode == "speex":
         return SpeexCanceller(filter_length_ms, delay_ms)
     return PassThrough(mode)
@@ -225,3 +227,27 @@ def measure(mode: str, mic: Samples, reference: Samples, canceller: EchoCancelle
     return EchoReport(mode, estimate_delay_ms(mic, reference),
                       -erle_db(reference, mic) if n else -120.0,
                       erle_db(mic[half:], out[half:]), erle_db(mic[:first], out[:first]))
+
+
+def play_and_record(stream: AudioStream, far: Samples, tail_s: float = 0.5,
+                    timeout_s: float = 10.0) -> tuple[Samples, Samples]:
+    """Play `far` on a running duplex stream and return (microphone, reference) as captured
+    side by side, until it has played and `tail_s` more."""
+    import time
+
+    while stream.read(0.0) is not None:  # what was captured before the probe
+        pass
+    stream.play(far)
+    mic: list[Samples] = []
+    ref: list[Samples] = []
+    wanted = len(far) + int(tail_s * RATE_HZ)
+    deadline = time.monotonic() + len(far) / RATE_HZ + tail_s + timeout_s
+    while sum(len(m) for m in mic) < wanted:
+        if time.monotonic() > deadline:
+            raise KioskError("audio", "the sound device stopped delivering audio during the "
+                             "echo probe", "check the device; kiosk doctor lists it")
+        item = stream.read(0.5)
+        if item is not None:
+            mic.append(item.mic.samples)
+            ref.append(item.reference)
+    return np.concatenate(mic), np.concatenate(ref)

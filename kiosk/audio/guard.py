@@ -30,12 +30,21 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class GuardParams:
+    enabled: bool = True  # off: every chunk passes (the echo bench's baseline)
     margin_db: float = 10.0  # the visitor's voice must stand this far above the expected echo
+    drop_db: float = 9.0  # ...and the cancellation (microphone over residual) must fall by
+    # this much below what it usually achieves: a new voice is not cancelled, echo is
     silent_ref_dbfs: float = -60.0  # a reference quieter than this is silence
     tail_ms: int = 400  # an echo rings on for the room's reverberation and the buffers
     start_echo_db: float = 0.0  # before anything is learned: echo as loud as the reference
-    learn_up: float = 0.3  # the echo estimate rises fast (a louder room is dangerous)...
-    learn_down: float = 0.03  # ...and falls slowly
+    learn_up: float = 0.1  # the echo estimate rises faster (a louder room is dangerous)...
+    learn_down: float = 0.03  # ...than it falls
+    hold_ms: int = 400  # once the visitor is heard over the avatar, their words' quieter
+    # parts pass too, and are not learned as echo
+    confirm: tuple[int, int] = (3, 5)  # chunks above the margin, of the last ones, to believe
+    # it: echo crosses the margin now and then, a voice stays above it
+    min_evidence: float = 0.3  # of an utterance heard over the avatar, the share of chunks
+    # that stood above the expected echo; less is an echo that slipped through
     repeat_overlap: float = 0.6  # share of a transcript's 2-grams found in the reply
     repeat_min_grams: int = 3
 
@@ -65,8 +74,13 @@ def rms_db(samples: Samples) -> float:
 class EchoGuard:
     params: GuardParams = field(default_factory=GuardParams)
     echo_db: float = 0.0  # learned: residual level minus reference level while the avatar talks
+    cancel_db: float = 0.0  # learned: microphone level minus residual level, the same chunks
     gated_chunks: int = 0
     dropped_transcripts: int = 0
+    weak_utterances: int = 0
+    last_above: bool = False  # the latest chunk stood above the expected echo
+    _hold_ms: int = 0
+    _above: collections.deque[bool] = field(default_factory=collections.deque)
     _recent_ref_db: collections.deque[float] = field(default_factory=collections.deque)
 
     def __post_init__(self) -> None:
@@ -80,30 +94,64 @@ class EchoGuard:
         return self.reference_db() > self.params.silent_ref_dbfs
 
     def judge(self, residual: Samples, reference: Samples, probability: float,
-              chunk_ms: int = 20) -> float:
-        """The speech probability to use: unchanged when nothing plays, 0 for echo."""
+              mic: Samples | None = None, chunk_ms: int = 20) -> float:
+        """The speech probability to use: unchanged when nothing plays, 0 for echo. `mic`:
+        the chunk before cancellation (without it only the level test is made)."""
         p = self.params
         self._recent_ref_db.append(rms_db(reference))
         while len(self._recent_ref_db) > max(1, p.tail_ms // chunk_ms):
             self._recent_ref_db.popleft()
+        self.last_above = False
+        if not p.enabled:
+            return probability
         if not self.echo_active():
+            self._hold_ms = 0
+            self._above.clear()
             return probability
         ref_db = self.reference_db()
-        excess_db = rms_db(residual) - ref_db - self.echo_db
-        if excess_db >= p.margin_db:
+        residual_db = rms_db(residual)
+        excess_db = residual_db - ref_db - self.echo_db
+        cancelled_db = rms_db(mic) - residual_db if mic is not None else 0.0
+        needed, window = p.confirm
+        # the cancellation test needs an echo to cancel: with none at the microphone (an array
+        # that cancels, headphones, a recording) the level test decides alone
+        cancels = mic is not None and self.cancel_db >= p.drop_db
+        self.last_above = excess_db >= p.margin_db and (
+            not cancels or self.cancel_db - cancelled_db >= p.drop_db)
+        self._above.append(self.last_above)
+        while len(self._above) > window:
+            self._above.popleft()
+        if sum(self._above) >= needed:
+            self._hold_ms = p.hold_ms
+        if self._hold_ms > 0:
+            self._hold_ms -= chunk_ms
             return probability  # the visitor, over the avatar
+        if self.last_above:
+            return 0.0  # not sure yet: neither passed nor learned
         # the avatar alone: learn how loud its echo is after cancellation
-        observed = rms_db(residual) - ref_db
+        observed = residual_db - ref_db
         rate = p.learn_up if observed > self.echo_db else p.learn_down
         self.echo_db += rate * (observed - self.echo_db)
+        if mic is not None:  # and how much the canceller takes away (falls fast, rises slowly)
+            rate = p.learn_up if cancelled_db < self.cancel_db else p.learn_down
+            self.cancel_db += rate * (cancelled_db - self.cancel_db)
         if probability >= 0.5:
             self.gated_chunks += 1
         return 0.0
 
+    def is_weak(self, evidence: float) -> bool:
+        """An utterance heard over the avatar with too few chunks above the expected echo."""
+        if not self.params.enabled or evidence >= self.params.min_evidence:
+            return False
+        self.weak_utterances += 1
+        log.info("guard: dropped an utterance over the avatar (%.0f%% of it above the echo; "
+                 "%d so far)", evidence * 100, self.weak_utterances)
+        return True
+
     def is_repeat(self, transcript: str, reply: str) -> bool:
         """The recognizer heard the avatar's own reply: drop the transcript (and count it)."""
         grams = echo_grams(transcript)
-        if len(grams) < self.params.repeat_min_grams:
+        if not self.params.enabled or len(grams) < self.params.repeat_min_grams:
             return False
         share = len(grams & echo_grams(reply)) / len(grams)
         if share >= self.params.repeat_overlap:

@@ -32,10 +32,12 @@ class Hearing:
     vad: VoiceActivity
     guard: EchoGuard = field(default_factory=EchoGuard)
     segmenter: Segmenter = field(default_factory=Segmenter)
-    bargein_ms: int = 160  # speech over the avatar this long stops it (a cough is shorter)
+    bargein_ms: int = 80  # the visitor's speech over the avatar this long stops it
     bargeins: int = 0
     _over_avatar: bool = False  # the current utterance started while the avatar spoke
     _barged: bool = False
+    _chunks: int = 0  # of the current utterance...
+    _above: int = 0  # ...and those above the expected echo
 
     def reset(self) -> None:
         self.vad.reset()
@@ -46,18 +48,30 @@ class Hearing:
         """The utterance being heard started while the avatar's voice (or its echo) was on."""
         return self._over_avatar
 
+    def is_echo(self) -> bool:
+        """The utterance just ended was heard over the avatar with too little evidence that
+        it was anyone else: an echo that slipped through the chunk gate (counted)."""
+        return self._over_avatar and self.guard.is_weak(self._above / max(self._chunks, 1))
+
     def hear(self, item: DuplexChunk, speaking: bool) -> Heard:
         clean = self.canceller.process(item.mic.samples, item.reference)
         chunk = AudioChunk(clean, item.mic.start_ms)
-        probability = self.guard.judge(clean, item.reference, self.vad.probability(clean))
+        probability = self.guard.judge(clean, item.reference, self.vad.probability(clean),
+                                       item.mic.samples)
         events = self.segmenter.feed(chunk, probability)
         for event in events:
             if isinstance(event, SpeechStarted):
                 self._over_avatar = speaking or self.guard.echo_active()
                 self._barged = False
+                self._chunks = self._above = 0
+        if self.segmenter.in_speech or events:
+            self._chunks += 1
+            self._above += self.guard.last_above
         bargein = False
         if (speaking and self.segmenter.in_speech and not self._barged
-                and self.segmenter.voiced_ms >= self.bargein_ms):
+                and self.segmenter.voiced_ms >= self.bargein_ms
+                and (self._above >= self.guard.params.min_evidence * self._chunks
+                     or not self.guard.params.enabled)):
             self._barged = bargein = True
             self.bargeins += 1
             log.info("guard: barge-in at %.2f s (%d so far)", chunk.start_ms / 1000,

@@ -22,7 +22,8 @@ from kiosk.audio.stream import DuplexChunk
 class RecordedStream:
     def __init__(self, mic: Samples | Iterable[Samples], *, tail_ms: int = 1000,
                  clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep, keep_speaker: bool = True) -> None:
+                 sleep: Callable[[float], None] = time.sleep, keep_speaker: bool = True,
+                 realtime: bool = False) -> None:
         """`mic`: the recording, or its pieces one after another (read lazily, so an hour
         of soak audio is never in memory at once)."""
         self._pieces: Iterator[Samples] = iter([mic] if isinstance(mic, np.ndarray) else mic)
@@ -35,6 +36,9 @@ class RecordedStream:
         # Something works in the background (a reply being synthesized): then the recording's
         # time runs with the wall clock even while the loop waits for audio, as a device's.
         self.busy: Callable[[], bool] = lambda: False
+        self.realtime = realtime  # always run with the wall clock (a recording played to a
+        # screen, the avatar's lip-sync test)
+        self._generated_wall = 0.0
         self._pending: collections.deque[DuplexChunk] = collections.deque()
         self._playback: collections.deque[Samples] = collections.deque()
         self._played: list[Samples] = []
@@ -70,6 +74,7 @@ class RecordedStream:
         if self._keep_speaker:
             self._played.append(out)
         self._pending.append(DuplexChunk(AudioChunk(piece, self._generated_ms), out))
+        self._generated_wall = self._clock()
         self._generated_ms += CHUNK_MS
         self._quiet_ms = self._quiet_ms + CHUNK_MS if quiet else 0
 
@@ -88,7 +93,7 @@ class RecordedStream:
 
     def read(self, timeout_s: float) -> DuplexChunk | None:
         self._catch_up()
-        if not self._pending and self._anchor is not None and self.busy():
+        if not self._pending and self._anchor is not None and (self.realtime or self.busy()):
             wall_s, stream_ms = self._anchor
             due_s = wall_s + (self._generated_ms + CHUNK_MS - stream_ms) / 1000.0
             wait_s = due_s - self._clock()
@@ -102,14 +107,24 @@ class RecordedStream:
             self._anchor = (self._clock(), self._generated_ms)
         return self._pending.popleft()
 
-    def play(self, samples: Samples) -> None:
+    def play(self, samples: Samples) -> float:
         self._catch_up()
+        start_s = (self._generated_ms + len(self._playback) * CHUNK_MS) / 1000.0
         for offset in range(0, len(samples), CHUNK_SAMPLES):
             piece = samples[offset:offset + CHUNK_SAMPLES]
             if len(piece) < CHUNK_SAMPLES:
                 piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
             self._playback.append(piece)
         self._quiet_ms = 0
+        return start_s
+
+    def position_s(self) -> float:
+        """The chunk playing now: the latest one handed out, plus the time since (at most its
+        length; in accelerated time, no time passes)."""
+        if self._generated_ms == 0:
+            return 0.0
+        into_s = min(CHUNK_MS / 1000.0, max(0.0, self._clock() - self._generated_wall))
+        return (self._generated_ms - CHUNK_MS) / 1000.0 + into_s
 
     def stop_playback(self) -> None:
         self._catch_up()

@@ -20,8 +20,13 @@ class AudioStream(Protocol):
         """The next captured chunk; None when none came within timeout_s."""
         ...
 
-    def play(self, samples: Samples) -> None:
-        """Queue audio after what is already queued."""
+    def play(self, samples: Samples) -> float:
+        """Queue audio after what is already queued; returns the output position (seconds on
+        the audio output clock) at which its first sample will be heard."""
+        ...
+
+    def position_s(self) -> float:
+        """The output position being heard now, on the audio output clock."""
         ...
 
     def stop_playback(self) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 from kiosk.audio.format import resample
 from kiosk.errors import ModelError
 from kiosk.models import ModelEntry, model_path
+from kiosk.text import sentences
 from kiosk.tts import Speech
 
 WARM_UP_TEXT = ("The museum is open every day from nine in the morning until five in the "
@@ -49,7 +50,11 @@ class PiperSynthesizer:
         return cls(path, path.with_name(path.name + ".json"), volume=volume)
 
     def synthesize(self, text: str) -> Iterator[Speech]:
-        for chunk in self._voice.synthesize(text, syn_config=self._config):
-            samples = np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16)
-            yield Speech(getattr(chunk, "text", "") or text,
-                         resample(samples, chunk.sample_rate))
+        # sentence by sentence ourselves: each piece then carries its own text (the caption
+        # shown while it plays), which piper's chunks do not
+        for sentence in sentences(text) or [text]:
+            if not sentence.strip():
+                continue
+            for chunk in self._voice.synthesize(sentence, syn_config=self._config):
+                samples = np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16)
+                yield Speech(sentence, resample(samples, chunk.sample_rate))

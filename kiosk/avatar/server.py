@@ -1,0 +1,170 @@
+"""The avatar's localhost server: the page (plain files, no build step) and a WebSocket that
+publishes avatar events. Bound to 127.0.0.1; a WebSocket from a page of any other origin is
+refused. A page that (re)connects gets the state, the clock and the mouth segments still to
+play at once, so a reload is back in step within a frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import mimetypes
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from kiosk.avatar.events import Clock, Event, Heard, Mouth, State, Stop, to_json
+from kiosk.avatar.mouth import FRAME_MS, mouth_track
+
+if TYPE_CHECKING:
+    from kiosk.app import Playback, VoiceLoop
+
+log = logging.getLogger(__name__)
+
+PAGE_DIR = Path(__file__).resolve().parent / "page"
+_LOCAL_ORIGIN = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$")
+
+
+def local_origin(origin: str | None) -> bool:
+    """Browsers send Origin with every WebSocket: only the kiosk's own local pages may
+    connect (no Origin at all means a local program, not a web page)."""
+    return origin is None or bool(_LOCAL_ORIGIN.match(origin))
+
+
+class AvatarServer:
+    def __init__(self, position_s: Callable[[], float], *, port: int = 0,
+                 clock_interval_s: float = 0.25) -> None:
+        self._position_s = position_s
+        self._port = port
+        self._interval_s = clock_interval_s
+        self._clients: set[ServerConnection] = set()
+        self._server: Server | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self.state = State("idle")
+        self.segments: list[Mouth] = []  # queued or playing
+        self.refused = 0
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() first"
+        sock = next(iter(self._server.sockets))
+        port: int = sock.getsockname()[1]
+        return port
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    async def start(self) -> None:
+        self._server = await serve(self._session, "127.0.0.1", self._port,
+                                   process_request=self._http)
+        self._ticker = asyncio.create_task(self._tick())
+        log.info("avatar: page at %s", self.url)
+
+    async def close(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    # ------------------------------------------------------------ HTTP and WebSocket
+
+    def _http(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/ws":
+            if not local_origin(request.headers.get("Origin")):
+                self.refused += 1
+                log.warning("avatar: refused a WebSocket from origin %s",
+                            request.headers.get("Origin"))
+                return connection.respond(403, "only pages of this kiosk may connect\n")
+            return None  # go on with the WebSocket handshake
+        name = "index.html" if path in ("/", "") else path.lstrip("/")
+        file = (PAGE_DIR / name).resolve()
+        if PAGE_DIR not in file.parents or not file.is_file():
+            return connection.respond(404, "not found\n")
+        kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        body = file.read_bytes()
+        headers = Headers([("Content-Type", f"{kind}; charset=utf-8"),
+                           ("Content-Length", str(len(body))), ("Cache-Control", "no-store")])
+        return Response(200, "OK", headers, body)
+
+    async def _session(self, connection: ServerConnection) -> None:
+        self._clients.add(connection)
+        try:
+            now = self._position_s()
+            self.segments = [s for s in self.segments if s.end_s > now]
+            initial: list[Event] = [Clock(now), self.state, *self.segments]
+            for event in initial:
+                await connection.send(to_json(event))
+            async for _ in connection:
+                pass  # the page only listens
+        finally:
+            self._clients.discard(connection)
+
+    async def _tick(self) -> None:
+        while True:
+            self.publish(Clock(self._position_s()))
+            await asyncio.sleep(self._interval_s)
+
+    # ------------------------------------------------------------ events
+
+    def publish(self, event: Event) -> None:
+        """Send to every page (from the event loop's thread)."""
+        if isinstance(event, State):
+            self.state = event
+        elif isinstance(event, Mouth):
+            self.segments.append(event)
+        elif isinstance(event, Stop):
+            self.segments.clear()
+        text = to_json(event)
+        for client in list(self._clients):
+            with contextlib.suppress(Exception):  # a closing page just misses it
+                asyncio.get_running_loop().create_task(client.send(text))
+
+    # the turn loop's listeners
+    def on_state(self, state: str) -> None:
+        self.publish(State(state))
+
+    def on_playback(self, playback: Playback) -> None:
+        self.publish(Mouth(round(playback.starts_at_s, 4), FRAME_MS,
+                           tuple(mouth_track(playback.samples)), playback.text, playback.lang))
+
+    def on_stop(self, reason: str) -> None:
+        self.publish(Stop(reason))
+
+    def on_heard(self, text: str, final: bool) -> None:
+        self.publish(Heard(text, final))
+
+
+def attach(server: AvatarServer, loop: VoiceLoop) -> None:
+    """Feed the server from the loop, beside the listeners the loop has already."""
+    before_state, before_playback = loop.on_state, loop.on_playback
+    before_stop, before_heard = loop.on_stop, loop.on_heard
+
+    def on_state(state: str) -> None:
+        before_state(state)
+        server.on_state(state)
+
+    def on_playback(playback: Playback) -> None:
+        before_playback(playback)
+        server.on_playback(playback)
+
+    def on_stop(reason: str) -> None:
+        before_stop(reason)
+        server.on_stop(reason)
+
+    def on_heard(text: str, final: bool) -> None:
+        before_heard(text, final)
+        server.on_heard(text, final)
+
+    loop.on_state, loop.on_playback, loop.on_stop, loop.on_heard = (
+        on_state, on_playback, on_stop, on_heard)

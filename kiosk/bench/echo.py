@@ -1,0 +1,323 @@
+"""`kiosk bench echo`: echo cancellation, the self-echo guard and barge-in on simulated rooms,
+and once through the real audio stack (JACK dummy device, playback looped into capture).
+
+Far end: the avatar's replies (sentences of the demo site, spoken by piper) through a
+loudspeaker (linear, or soft-clipping), a random room (delay 10-80 ms, reverberation 100-400 ms)
+and background noise. Levels at the microphone: the visitor's voice 6 dB under the echo (the
+loudspeaker is nearer than the visitor), the noise 10-20 dB under the visitor's voice. Near end:
+the demo's questions in another voice (piper, read 12% faster: higher and quicker).
+
+Figures: ERLE of the adaptive filter after convergence (the last 10 s of a 30 s reply) and in
+the first second, per path, measured on the echo itself (the noise that passes through is
+subtracted, as libspeexdsp filters it); self-triggered turns over minutes of avatar speech
+with no visitor, with and without the guard; barge-in detection and latency over double-talk
+scenes; the recognizer's word error rate on the visitor's question with and without
+cancellation.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
+from kiosk.audio.echo import SpeexCanceller, cancel, erle_db, play_and_record
+from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples
+from kiosk.audio.guard import EchoGuard, GuardParams
+from kiosk.audio.hearing import Hearing
+from kiosk.audio.stream import DuplexChunk
+from kiosk.audio.vad import Segmenter, SileroVad, Utterance
+from kiosk.bench import percentiles
+from kiosk.bench.room import Path, mix, other_voice, paths, rms, speex_notch
+from kiosk.bench.voice import word_errors
+from kiosk.config import DEMO_DIR, DEMO_SITE, Config
+from kiosk.eval import load_dialogues
+from kiosk.models import load_manifest, model_path
+from kiosk.retrieval.site import load_site
+from kiosk.text import sentences
+from kiosk.tts.piper import PiperSynthesizer
+
+log = logging.getLogger(__name__)
+
+VISITOR_UNDER_ECHO_DB = 6.0
+ERLE_SCENE_S = 30.0
+CONVERGED_S = 10.0  # ERLE "after convergence": the last seconds of the scene
+
+
+@dataclass
+class Material:
+    replies: list[tuple[str, Samples]]  # (text, avatar's voice)
+    questions: list[tuple[str, Samples]]  # (text, the visitor's voice)
+
+
+def _material(tts: PiperSynthesizer, reply_s: float, questions: int) -> Material:
+    pages, _ = load_site(DEMO_SITE / "en")
+    said: list[str] = [s for p in pages for sec in p.sections for s in sentences(sec.text)
+                       if 40 <= len(s) <= 220]
+    replies: list[tuple[str, Samples]] = []
+    total = 0.0
+    for i in range(0, len(said), 3):
+        text = " ".join(said[i:i + 3])
+        audio = np.concatenate([s.samples for s in tts.synthesize(text)])
+        replies.append((text, audio))
+        total += len(audio) / RATE_HZ
+        if total >= reply_s:
+            break
+    asked = [t.user for d in load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")
+             for t in d.turns if t.act is None and len(t.user.split()) >= 4][:questions]
+    voiced = [(q, other_voice(np.concatenate([s.samples for s in tts.synthesize(q)])))
+              for q in asked]
+    return Material(replies, voiced)
+
+
+def _long_reply(material: Material, seconds: float, start: int = 0) -> Samples:
+    parts: list[Samples] = []
+    i = start
+    while sum(len(p) for p in parts) < seconds * RATE_HZ:
+        parts.append(material.replies[i % len(material.replies)][1])
+        i += 1
+    return np.concatenate(parts)[: int(seconds * RATE_HZ)]
+
+
+def _noise_for(path: Path, n: int, echo_rms: float) -> np.ndarray:
+    visitor_rms = echo_rms / 10 ** (VISITOR_UNDER_ECHO_DB / 20)
+    return path.noise(n, visitor_rms)
+
+
+def erle_on_path(path: Path, far: Samples, filter_ms: int) -> tuple[float, float]:
+    """(ERLE after convergence, ERLE in the first second) of the adaptive filter."""
+    echo = path.echo(far)
+    noise = _noise_for(path, len(far), rms(echo))
+    out = cancel(SpeexCanceller(filter_ms, suppress=False), mix(echo, noise), far)
+    n = len(out)
+    residual = out.astype(np.float64) - speex_notch(noise[:n])
+    reference = speex_notch(echo[:n])
+    tail = n - int(CONVERGED_S * RATE_HZ)
+    return erle_db(reference[tail:], residual[tail:]), erle_db(reference[:RATE_HZ],
+                                                               residual[:RATE_HZ])
+
+
+def _hearing(vad: SileroVad, filter_ms: int, guarded: bool) -> Hearing:
+    params = GuardParams(enabled=guarded)
+    return Hearing(SpeexCanceller(filter_ms), vad, EchoGuard(params), Segmenter())
+
+
+def _recognize(asr: PocketsphinxRecognizer, audio: Samples) -> str:
+    asr.start()
+    for i in range(0, len(audio), CHUNK_SAMPLES):
+        asr.accept(audio[i:i + CHUNK_SAMPLES])
+    return asr.finish().strip()
+
+
+def self_triggers(material: Material, room: list[Path], vad: SileroVad,
+                  asr: PocketsphinxRecognizer, filter_ms: int, guarded: bool,
+                  minutes: float) -> dict[str, float]:
+    """The avatar talks, nobody else does: every turn the loop would start is a self-trigger.
+    The replies (repeated as needed for `minutes`) are shared out over the rooms; each room
+    starts with a fresh canceller (a new installation), so its convergence is part of it."""
+    replies = material.replies
+    total_s = sum(len(a) for _, a in replies) / RATE_HZ
+    replies = replies * max(1, int(np.ceil(minutes * 60 / max(total_s, 1e-9))))
+    share = max(1, len(replies) // len(room))
+    speech_ms = triggers = utterances = gated = dropped = weak = stops = 0
+    heard_words: list[str] = []
+    for r, path in enumerate(room):
+        hearing = _hearing(vad, filter_ms, guarded)
+        hearing.reset()
+        at_ms = 0
+        for text, reply in replies[r * share:(r + 1) * share]:
+            gap = np.zeros(RATE_HZ, dtype=np.int16)  # a second between replies
+            far = np.concatenate([reply, gap])
+            echo = path.echo(far)
+            mic = mix(echo, _noise_for(path, len(far), rms(echo)))
+            speech_ms += len(reply) * 1000 // RATE_HZ
+            for offset in range(0, len(far) - CHUNK_SAMPLES + 1, CHUNK_SAMPLES):
+                item = DuplexChunk(AudioChunk(mic[offset:offset + CHUNK_SAMPLES], at_ms),
+                                   far[offset:offset + CHUNK_SAMPLES])
+                heard = hearing.hear(item, speaking=offset < len(reply))
+                stops += heard.bargein  # the avatar would have stopped itself
+                at_ms += CHUNK_MS
+                for event in heard.events:
+                    if not isinstance(event, Utterance):
+                        continue
+                    utterances += 1
+                    if guarded and hearing.is_echo():
+                        continue
+                    transcript = _recognize(asr, event.samples)
+                    if not transcript:
+                        continue
+                    if guarded and hearing.guard.is_repeat(transcript, text):
+                        continue
+                    triggers += 1
+                    heard_words.append(transcript)
+        gated += hearing.guard.gated_chunks
+        dropped += hearing.guard.dropped_transcripts
+        weak += hearing.guard.weak_utterances
+    if heard_words:
+        log.info("echo bench: self-triggers (guard %s): %s", guarded, heard_words)
+    return {"per_10min": round(triggers * 600_000 / max(speech_ms, 1), 2),
+            "utterances": utterances, "turns": triggers,
+            "avatar_minutes": round(speech_ms / 60_000, 1), "gated_chunks": gated,
+            "weak_utterances": weak, "dropped_transcripts": dropped,
+            "false_bargeins_per_10min": round(stops * 600_000 / max(speech_ms, 1), 2)}
+
+
+def double_talk(material: Material, room: list[Path], vad: SileroVad,
+                asr: PocketsphinxRecognizer, filter_ms: int, scenes: int, seed: int = 11
+                ) -> dict[str, Any]:
+    """The visitor talks over the avatar: when is it noticed, and what is understood."""
+    rng = np.random.default_rng(seed)
+    latencies: list[float] = []
+    outcomes: list[str] = []  # per scene, for the detail: "12 ms", "missed", "false alarm"
+    detected = within = false_alarms = 0
+    errors_aec = errors_raw = words = 0
+    for k in range(scenes):
+        path = room[k % len(room)]
+        question, voice = material.questions[k % len(material.questions)]
+        # 8 s of the avatar alone (the canceller converges, as it would have during the day),
+        # then the visitor speaks up 1.5-4 s into the next 10 s
+        far = np.concatenate([_long_reply(material, 8.0, start=k + 7),
+                              _long_reply(material, 10.0, start=k)])
+        start = int((8.0 + rng.uniform(1.5, 4.0)) * RATE_HZ)
+        onset = start + int(np.argmax(np.abs(voice.astype(np.int32)) > 800))
+        echo = path.echo(far)
+        visitor_gain = rms(echo) / 10 ** (VISITOR_UNDER_ECHO_DB / 20) / max(rms(voice), 1e-9)
+        near = np.zeros(len(far))
+        end = min(len(far), start + len(voice))
+        near[start:end] = voice[: end - start] * visitor_gain
+        mic = mix(echo, near, _noise_for(path, len(far), rms(echo)))
+        # recognition with the avatar talking on (the worst case), with and without cancelling
+        cleaned = cancel(SpeexCanceller(filter_ms), mic, far)
+        lo, hi = max(0, start - RATE_HZ // 4), min(len(cleaned), end + RATE_HZ // 2)
+        e, n = word_errors(question, _recognize(asr, cleaned[lo:hi]))
+        errors_aec += e
+        words += n
+        errors_raw += word_errors(question, _recognize(asr, mic[lo:hi]))[0]
+        # detection: chunk by chunk, as the loop hears it while the avatar talks on
+        hearing = _hearing(vad, filter_ms, guarded=True)
+        hearing.reset()
+        outcomes.append(("nonlinear " if path.nonlinear else "linear ") + "missed")
+        for offset in range(0, len(far) - CHUNK_SAMPLES + 1, CHUNK_SAMPLES):
+            item = DuplexChunk(AudioChunk(mic[offset:offset + CHUNK_SAMPLES],
+                                          offset * 1000 // RATE_HZ),
+                               far[offset:offset + CHUNK_SAMPLES])
+            if not hearing.hear(item, speaking=True).bargein:
+                continue
+            noticed = offset + CHUNK_SAMPLES
+            if noticed <= onset:
+                false_alarms += 1  # the avatar's own echo taken for a visitor: it stopped
+                outcomes[-1] = outcomes[-1].replace(
+                    "missed", f"false alarm at {noticed / RATE_HZ:.2f} s (visitor at "
+                              f"{onset / RATE_HZ:.2f} s)")
+                break
+            latency_ms = (noticed - onset) * 1000 / RATE_HZ
+            latencies.append(latency_ms)
+            outcomes[-1] = outcomes[-1].replace("missed", f"{latency_ms:.0f} ms")
+            detected += 1
+            within += latency_ms <= 300
+            break
+    return {
+        "detect_rate": round(detected / max(scenes, 1), 3),
+        "within_300ms_rate": round(within / max(scenes, 1), 3),
+        "latency_ms_p95": percentiles(latencies)["p95"],
+        "latency_ms_p50": percentiles(latencies)["p50"],
+        "false_alarms": false_alarms,
+        "scenes": scenes,
+        "per_scene": outcomes,
+        "wer_with_aec": round(errors_aec / max(words, 1), 3),
+        "wer_without_aec": round(errors_raw / max(words, 1), 3),
+    }
+
+
+def through_jack(far: Samples, filter_ms: int) -> float | None:
+    """ERLE of the canceller on a real duplex stream: JACK's dummy device, playback connected
+    back into capture. None when JACK is not installed."""
+    if shutil.which("jackd") is None:
+        return None
+    started = None
+    if subprocess.run(["jack_lsp"], capture_output=True).returncode != 0:
+        started = subprocess.Popen(["jackd", "--no-realtime", "-d", "dummy", "-r", "16000",
+                                    "-p", "160"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while subprocess.run(["jack_lsp"], capture_output=True).returncode != 0:
+            if time.monotonic() > deadline:
+                started.kill()
+                return None
+            time.sleep(0.1)
+    from kiosk.audio.devices import portaudio
+    from kiosk.audio.duplex import DuplexStream
+
+    sd = portaudio()
+    sd._terminate()  # see the JACK server that may have just started
+    sd._initialize()
+    stream = DuplexStream("system", "system")
+    try:
+        before = set(subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split())
+        stream.start()
+        ports = set(subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split())
+        ours = sorted(ports - before)
+        out_port = next(p for p in ours if "out" in p.split(":")[1])
+        in_port = next(p for p in ours if "in" in p.split(":")[1])
+        subprocess.run(["jack_connect", out_port, in_port], check=True)
+        time.sleep(0.2)
+        mic_all, ref_all = play_and_record(stream, far)
+    finally:
+        stream.stop()
+        sd._terminate()
+        if started is not None:
+            started.terminate()
+            started.wait(timeout=10)
+    out = cancel(SpeexCanceller(filter_ms, suppress=False), mic_all, ref_all)
+    n = len(out)
+    tail = n - int(CONVERGED_S * RATE_HZ)
+    return erle_db(mic_all[tail:n], out[tail:])
+
+
+def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
+        scenes: int = 20, jack: bool = True, seed: int = 1) -> dict[str, Any]:
+    manifest = load_manifest()
+    models_dir = cfg.paths.models_path()
+    filter_ms = cfg.echo.filter_length_ms
+    tts = PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir)
+    vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
+    asr = PocketsphinxRecognizer()
+    material = _material(tts, avatar_minutes * 60, max(scenes, 1))
+    linear = paths(paths_per_kind, nonlinear=False, seed=seed)
+    nonlinear = paths(paths_per_kind, nonlinear=True, seed=seed + 1)
+    far = _long_reply(material, ERLE_SCENE_S)
+    per_path: dict[str, list[dict[str, float]]] = {"linear": [], "nonlinear": []}
+    for kind, room in (("linear", linear), ("nonlinear", nonlinear)):
+        for path in room:
+            after, first = erle_on_path(path, far, filter_ms)
+            per_path[kind].append({"delay_ms": round(path.delay_ms), "reverb_ms":
+                                   round(path.reverb_ms), "snr_db": round(path.snr_db, 1),
+                                   "erle_db": round(after, 1), "first_second_db": round(first, 1)})
+    mixed_room = [p for pair in zip(linear, nonlinear, strict=True) for p in pair]
+    guarded = self_triggers(material, mixed_room, vad, asr, filter_ms, True, avatar_minutes)
+    unguarded = self_triggers(material, mixed_room, vad, asr, filter_ms, False, avatar_minutes)
+    talk = double_talk(material, mixed_room, vad, asr, filter_ms, scenes, seed=seed + 10)
+    jack_erle = through_jack(far, filter_ms) if jack else None
+
+    def mean(kind: str, key: str) -> float:
+        return round(float(np.mean([p[key] for p in per_path[kind]])), 1)
+
+    return {
+        "erle_db": {"linear": mean("linear", "erle_db"),
+                    "nonlinear": mean("nonlinear", "erle_db"),
+                    "first_second": mean("linear", "first_second_db"),
+                    "jack": None if jack_erle is None else round(jack_erle, 1)},
+        "self_triggers_per_10min": guarded["per_10min"],
+        "bargein": {"detect_rate": talk["within_300ms_rate"],
+                    "latency_ms_p95": talk["latency_ms_p95"]},
+        "wer": {"with_aec": talk["wer_with_aec"], "without_aec": talk["wer_without_aec"]},
+        "detail": {"paths": per_path, "self_triggers": guarded,
+                   "self_triggers_without_guard": unguarded, "double_talk": talk,
+                   "filter_length_ms": filter_ms, "seed": seed},
+    }

@@ -1,0 +1,120 @@
+"""Barge-in through the turn loop's own code on a recording: the visitor talks over the avatar,
+the reply stops within a bounded time, and what they said is the next turn. "stop" stops it
+without a reply."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import numpy as np
+
+from kiosk.app import TurnRecord, VoiceLoop
+from kiosk.audio.format import CHUNK_MS, RATE_HZ, Samples
+from kiosk.audio.recorded import RecordedStream
+from kiosk.brain import Brain
+from kiosk.config import DEMO_SITE
+from kiosk.retrieval.index import build_index
+from kiosk.tts import Speech
+from tests.fakes import HashingEmbedder
+
+
+class EnergyVad:
+    def reset(self) -> None:
+        pass
+
+    def probability(self, samples: Samples) -> float:
+        return 1.0 if np.abs(samples.astype(np.int32)).mean() > 1000 else 0.0
+
+
+class Scripted:
+    """Says the next line of its script at each utterance's end."""
+
+    lang = "en"
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = list(lines)
+
+    def start(self) -> None:
+        pass
+
+    def accept(self, samples: Samples) -> str:
+        return ""
+
+    def finish(self) -> str:
+        return self.lines.pop(0) if self.lines else ""
+
+
+class LongVoice:
+    """Every reply is 6 s of a quiet tone, in three sentences."""
+
+    lang = "en"
+
+    def synthesize(self, text: str) -> Iterator[Speech]:
+        tone = (np.sin(np.arange(2 * RATE_HZ) * 0.05) * 500).astype(np.int16)
+        for _ in range(3):
+            yield Speech(text, tone)
+
+
+def _tone(seconds: float) -> Samples:
+    tone: Samples = (np.sin(np.arange(int(seconds * RATE_HZ)) * 0.3) * 9000).astype(np.int16)
+    return tone
+
+
+def _quiet(seconds: float) -> Samples:
+    return np.zeros(int(seconds * RATE_HZ), dtype=np.int16)
+
+
+def _run(lines: list[str], mic: Samples) -> tuple[VoiceLoop, RecordedStream, list[TurnRecord],
+                                                   list[str], list[str]]:
+    brain = Brain(build_index(DEMO_SITE, HashingEmbedder()), HashingEmbedder())
+    stream = RecordedStream(mic, clock=lambda: 0.0)  # processing takes no recording time
+    turns: list[TurnRecord] = []
+    states: list[str] = []
+    stops: list[str] = []
+    loop = VoiceLoop(stream, brain, EnergyVad(), Scripted(lines), {"en": LongVoice()},
+                     on_turn=turns.append, on_state=states.append, on_stop=stops.append)
+    try:
+        asyncio.run(loop.run(asyncio.Event()))
+    finally:
+        loop.close()
+    return loop, stream, turns, states, stops
+
+
+def test_talking_over_the_avatar_stops_it_and_becomes_the_next_turn() -> None:
+    # a question at 1 s; the reply starts at 2.4 s and would last 6 s; the visitor cuts in at 4 s
+    mic = np.concatenate([_quiet(1.0), _tone(1.0), _quiet(2.0), _tone(0.8), _quiet(8.0)])
+    loop, stream, turns, states, stops = _run(["where can i park my car",
+                                               "what are the opening hours"], mic)
+    assert [t.utterance for t in turns] == ["where can i park my car",
+                                            "what are the opening hours"]
+    assert stops == ["barge-in"] and loop.hearing.bargeins == 1
+    speaker = stream.speaker()
+    first_reply = np.flatnonzero(speaker)[0] * 1000 // RATE_HZ
+    assert 2300 <= first_reply <= 2500
+    # the first reply is cut within 200 ms of the visitor's first word (4.0 s)...
+    cut = int(np.flatnonzero(speaker[: int(4.5 * RATE_HZ)])[-1]) * 1000 // RATE_HZ
+    assert 4000 < cut <= 4000 + 200, cut
+    # ...and the second reply follows the second question
+    assert turns[1].reply_start_ms > 4800
+    assert "speaking" in states and states[-1] == "idle"
+    assert loop.guard.weak_utterances == 0 and loop.errors == 0
+
+
+def test_stop_stops_without_a_reply() -> None:
+    mic = np.concatenate([_quiet(1.0), _tone(1.0), _quiet(2.0), _tone(0.5), _quiet(8.0)])
+    _, stream, turns, _, stops = _run(["where can i park my car", "stop"], mic)
+    assert [t.act for t in turns] == [None, "stop"]
+    assert turns[1].reply == ""
+    speaker = stream.speaker()
+    assert not speaker[int(4.3 * RATE_HZ):].any()  # silent from the barge-in on
+    assert stops == ["barge-in"]
+
+
+def test_a_short_click_over_the_avatar_does_not_stop_it() -> None:
+    mic = np.concatenate([_quiet(1.0), _tone(1.0), _quiet(2.0), _tone(CHUNK_MS * 3 / 1000),
+                          _quiet(8.0)])
+    _, stream, turns, _, stops = _run(["where can i park my car"], mic)
+    assert stops == [] and len(turns) == 1
+    speaker = stream.speaker()
+    assert np.count_nonzero(speaker) > 5.9 * RATE_HZ  # the whole reply played
