@@ -83,6 +83,7 @@ fi
 if [ "$STAGED" = 0 ]; then
   missing=""
   ldconfig -p | grep -q libportaudio.so.2 || missing="$missing libportaudio2"
+  ldconfig -p | grep -q libspeexdsp.so.1 || missing="$missing libspeexdsp1"
   python3 -c 'import venv, ensurepip' 2>/dev/null || missing="$missing python3-venv"
   if [ -n "$missing" ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing

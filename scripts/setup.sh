@@ -5,12 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: PortAudio for the sound devices; for the tests, a real browser (screen
-# source) and JACK (a clocked sound device on a machine without a sound card).
+# Debian packages: PortAudio for the sound devices, libspeexdsp for echo cancellation; for the
+# tests, a real browser (screen source, avatar page) and JACK (a clocked sound device on a
+# machine without a sound card).
 missing=""
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 command -v jackd >/dev/null 2>&1 || missing="$missing jackd2"
 ldconfig -p | grep -q libportaudio.so.2 || missing="$missing libportaudio2"
+ldconfig -p | grep -q libspeexdsp.so.1 || missing="$missing libspeexdsp1"
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq

@@ -10,3 +10,4 @@ timeout 1800 .venv/bin/python -m pytest -q "$@"  # a hung device must not hang C
 .venv/bin/kiosk bench brain --pages 300 --turns 100
 .venv/bin/kiosk bench voice --utterances 6
 .venv/bin/kiosk bench soak --minutes 10 --json
+.venv/bin/kiosk bench echo --minutes 2 --scenes 6 --paths 2 --json

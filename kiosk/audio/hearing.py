@@ -36,8 +36,8 @@ class Hearing:
     bargeins: int = 0
     _over_avatar: bool = False  # the current utterance started while the avatar spoke
     _barged: bool = False
-    _chunks: int = 0  # of the current utterance...
-    _above: int = 0  # ...and those above the expected echo
+    _chunks: int = 0  # of the current utterance, those heard while echo was possible...
+    _above: int = 0  # ...and of those, the ones above the expected echo
 
     def reset(self) -> None:
         self.vad.reset()
@@ -51,7 +51,8 @@ class Hearing:
     def is_echo(self) -> bool:
         """The utterance just ended was heard over the avatar with too little evidence that
         it was anyone else: an echo that slipped through the chunk gate (counted)."""
-        return self._over_avatar and self.guard.is_weak(self._above / max(self._chunks, 1))
+        return (self._over_avatar and self._chunks > 0
+                and self.guard.is_weak(self._above / self._chunks))
 
     def hear(self, item: DuplexChunk, speaking: bool) -> Heard:
         clean = self.canceller.process(item.mic.samples, item.reference)
@@ -64,7 +65,7 @@ class Hearing:
                 self._over_avatar = speaking or self.guard.echo_active()
                 self._barged = False
                 self._chunks = self._above = 0
-        if self.segmenter.in_speech or events:
+        if (self.segmenter.in_speech or events) and self.guard.echo_active():
             self._chunks += 1
             self._above += self.guard.last_above
         bargein = False

@@ -124,7 +124,7 @@ def self_triggers(material: Material, room: list[Path], vad: SileroVad,
     replies = material.replies
     total_s = sum(len(a) for _, a in replies) / RATE_HZ
     replies = replies * max(1, int(np.ceil(minutes * 60 / max(total_s, 1e-9))))
-    share = max(1, len(replies) // len(room))
+    share = max(1, -(-len(replies) // len(room)))  # every reply, in blocks per room
     speech_ms = triggers = utterances = gated = dropped = weak = stops = 0
     heard_words: list[str] = []
     for r, path in enumerate(room):
