@@ -65,13 +65,6 @@ class SlowLongBrain:
                                                                      text=LONG_REPLY))
 
 
-class EnergyVad:
-    def reset(self) -> None:
-        pass
-
-    def probability(self, samples: Samples) -> float:
-        return 1.0 if np.abs(samples.astype(np.int32)).mean() > 1000 else 0.0
-
 
 def _screenshot(driver: Any, name: str) -> Path:
     data = driver.call("Page.captureScreenshot", format="png")["data"]
@@ -91,7 +84,7 @@ def test_mouth_follows_the_audio_clock_over_a_long_reply(models_dir: Path) -> No
     from kiosk.retrieval.index import build_index
     from kiosk.screen.browser import Chromium, wait_for
     from kiosk.tts.piper import PiperSynthesizer
-    from tests.fakes import HashingEmbedder
+    from tests.fakes import EnergyVad, HashingEmbedder
 
     tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir)
     brain = SlowLongBrain(Brain(build_index(DEMO_SITE, HashingEmbedder()), HashingEmbedder()))

@@ -16,15 +16,7 @@ from kiosk.brain import Brain
 from kiosk.config import DEMO_SITE
 from kiosk.retrieval.index import build_index
 from kiosk.tts import Speech
-from tests.fakes import HashingEmbedder
-
-
-class EnergyVad:
-    def reset(self) -> None:
-        pass
-
-    def probability(self, samples: Samples) -> float:
-        return 1.0 if np.abs(samples.astype(np.int32)).mean() > 1000 else 0.0
+from tests.fakes import EnergyVad, HashingEmbedder
 
 
 class Scripted:

@@ -19,6 +19,7 @@ from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.recorded import RecordedStream
 from kiosk.service import SystemdNotifier, WatchdogGate, supervise, watchdog_interval_s
 from kiosk.tts import Speech
+from tests.fakes import EnergyVad
 
 
 def test_gate_pings_while_progress_moves_and_stops_after_a_stall() -> None:
@@ -54,13 +55,6 @@ class Recorder:
     def stopping(self) -> None:
         self.messages.append("stopping")
 
-
-class EnergyVad:
-    def reset(self) -> None:
-        pass
-
-    def probability(self, samples: Samples) -> float:
-        return 1.0 if np.abs(samples.astype(np.int32)).mean() > 1000 else 0.0
 
 
 class SaysHello:

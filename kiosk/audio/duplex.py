@@ -17,7 +17,15 @@ from typing import Any
 import numpy as np
 
 from kiosk.audio.devices import device_rate, find_device, portaudio
-from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, resample
+from kiosk.audio.format import (
+    CHUNK_MS,
+    CHUNK_SAMPLES,
+    RATE_HZ,
+    AudioChunk,
+    Samples,
+    padded_chunks,
+    resample,
+)
 from kiosk.audio.stream import DuplexChunk
 
 log = logging.getLogger(__name__)
@@ -102,11 +110,7 @@ class DuplexStream:
         (output position, seconds)."""
         with self._lock:
             start_s = (self._out_index + len(self._playback) * CHUNK_SAMPLES) / RATE_HZ
-            for offset in range(0, len(samples), CHUNK_SAMPLES):
-                piece = samples[offset:offset + CHUNK_SAMPLES]
-                if len(piece) < CHUNK_SAMPLES:
-                    piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
-                self._playback.append(piece)
+            self._playback.extend(padded_chunks(samples))
         return start_s
 
     def position_s(self) -> float:

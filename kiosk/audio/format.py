@@ -56,6 +56,17 @@ def chunks(samples: Samples, start_ms: int = 0) -> Iterator[AudioChunk]:
                          start_ms + offset * 1000 // RATE_HZ)
 
 
+def padded_chunks(samples: Samples) -> list[Samples]:
+    """Whole 20 ms chunks for the loudspeaker queue; the last one padded with silence."""
+    out = []
+    for offset in range(0, len(samples), CHUNK_SAMPLES):
+        piece = samples[offset:offset + CHUNK_SAMPLES]
+        if len(piece) < CHUNK_SAMPLES:
+            piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
+        out.append(piece)
+    return out
+
+
 def level_dbfs(samples: Samples) -> float:
     """RMS level relative to full scale; -120 for silence."""
     if len(samples) == 0:

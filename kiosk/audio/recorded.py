@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, AudioChunk, Samples
+from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, AudioChunk, Samples, padded_chunks
 from kiosk.audio.stream import DuplexChunk
 
 
@@ -110,11 +110,7 @@ class RecordedStream:
     def play(self, samples: Samples) -> float:
         self._catch_up()
         start_s = (self._generated_ms + len(self._playback) * CHUNK_MS) / 1000.0
-        for offset in range(0, len(samples), CHUNK_SAMPLES):
-            piece = samples[offset:offset + CHUNK_SAMPLES]
-            if len(piece) < CHUNK_SAMPLES:
-                piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
-            self._playback.append(piece)
+        self._playback.extend(padded_chunks(samples))
         self._quiet_ms = 0
         return start_s
 
