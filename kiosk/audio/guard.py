@@ -41,6 +41,8 @@ class GuardParams:
     learn_down: float = 0.03  # ...than it falls
     hold_ms: int = 400  # once the visitor is heard over the avatar, their words' quieter
     # parts pass too, and are not learned as echo
+    learning_ms: int = 4000  # until it has heard the avatar alone this long, the guard is
+    learning_margin_db: float = 10.0  # this much stricter: its estimates are still young
     confirm: tuple[int, int] = (3, 5)  # chunks above the margin, of the last ones, to believe
     # it: echo crosses the margin now and then, a voice stays above it
     min_evidence: float = 0.3  # of an utterance heard over the avatar, the share of chunks
@@ -80,6 +82,7 @@ class EchoGuard:
     weak_utterances: int = 0
     last_above: bool = False  # the latest chunk stood above the expected echo
     _hold_ms: int = 0
+    _learned_ms: int = 0
     _above: collections.deque[bool] = field(default_factory=collections.deque)
     _recent_ref_db: collections.deque[float] = field(default_factory=collections.deque)
 
@@ -129,6 +132,7 @@ class EchoGuard:
         if self.last_above:
             return 0.0  # not sure yet: neither passed nor learned
         # the avatar alone: learn how loud its echo is after cancellation
+        self._learned_ms += chunk_ms
         observed = residual_db - ref_db
         rate = p.learn_up if observed > self.echo_db else p.learn_down
         self.echo_db += rate * (observed - self.echo_db)

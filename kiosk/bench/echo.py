@@ -7,7 +7,8 @@ and background noise. Levels at the microphone: the visitor's voice 6 dB under t
 loudspeaker is nearer than the visitor), the noise 10-20 dB under the visitor's voice. Near end:
 the demo's questions in another voice (piper, read 12% faster: higher and quicker).
 
-Figures: ERLE of the adaptive filter after convergence (the last 10 s of a 30 s reply) and in
+Figures: ERLE of the adaptive filter after convergence (the last 10 s of 30 s or more of
+replies) and in
 the first second, per path, measured on the echo itself (the noise that passes through is
 subtracted, as libspeexdsp filters it); self-triggered turns over minutes of avatar speech
 with no visitor, with and without the guard; barge-in detection and latency over double-talk
@@ -77,12 +78,14 @@ def _material(tts: PiperSynthesizer, reply_s: float, questions: int) -> Material
 
 
 def _long_reply(material: Material, seconds: float, start: int = 0) -> Samples:
+    """Whole replies one after another until `seconds` (the avatar never cuts its own reply
+    in the middle of a word; a cut would put a click into the echo that no room makes)."""
     parts: list[Samples] = []
     i = start
     while sum(len(p) for p in parts) < seconds * RATE_HZ:
         parts.append(material.replies[i % len(material.replies)][1])
         i += 1
-    return np.concatenate(parts)[: int(seconds * RATE_HZ)]
+    return np.concatenate(parts)
 
 
 def _noise_for(path: Path, n: int, echo_rms: float) -> np.ndarray:
@@ -182,9 +185,9 @@ def double_talk(material: Material, room: list[Path], vad: SileroVad,
         question, voice = material.questions[k % len(material.questions)]
         # 8 s of the avatar alone (the canceller converges, as it would have during the day),
         # then the visitor speaks up 1.5-4 s into the next 10 s
-        far = np.concatenate([_long_reply(material, 8.0, start=k + 7),
-                              _long_reply(material, 10.0, start=k)])
-        start = int((8.0 + rng.uniform(1.5, 4.0)) * RATE_HZ)
+        earlier = _long_reply(material, 8.0, start=k + 7)
+        far = np.concatenate([earlier, _long_reply(material, 10.0, start=k)])
+        start = len(earlier) + int(rng.uniform(1.5, 4.0) * RATE_HZ)
         onset = start + int(np.argmax(np.abs(voice.astype(np.int32)) > 800))
         echo = path.echo(far)
         visitor_gain = rms(echo) / 10 ** (VISITOR_UNDER_ECHO_DB / 20) / max(rms(voice), 1e-9)
