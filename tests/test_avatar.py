@@ -80,3 +80,20 @@ def test_server_page_origins_and_resync() -> None:
             await server.close()
 
     asyncio.run(main())
+
+
+def test_a_taken_port_is_named_with_the_fix() -> None:
+    from kiosk.errors import KioskError
+
+    async def main() -> None:
+        first = AvatarServer(lambda: 0.0)
+        await first.start()
+        try:
+            second = AvatarServer(lambda: 0.0, port=first.port)
+            with pytest.raises(KioskError) as caught:
+                await second.start()
+            assert "avatar.port" in caught.value.fix and str(first.port) in caught.value.message
+        finally:
+            await first.close()
+
+    asyncio.run(main())

@@ -21,6 +21,7 @@ from websockets.http11 import Request, Response
 
 from kiosk.avatar.events import Clock, Event, Heard, Mouth, State, Stop, to_json
 from kiosk.avatar.mouth import FRAME_MS, mouth_track
+from kiosk.errors import KioskError
 
 if TYPE_CHECKING:
     from kiosk.app import Playback, VoiceLoop
@@ -62,8 +63,14 @@ class AvatarServer:
         return f"http://127.0.0.1:{self.port}/"
 
     async def start(self) -> None:
-        self._server = await serve(self._session, "127.0.0.1", self._port,
-                                   process_request=self._http)
+        try:
+            self._server = await serve(self._session, "127.0.0.1", self._port,
+                                       process_request=self._http)
+        except OSError as exc:
+            raise KioskError("avatar", f"cannot serve the avatar page on 127.0.0.1:"
+                             f"{self._port} ({exc.strerror or exc})",
+                             "kiosk config set avatar.port PORT (another one), or 0 for no "
+                             "avatar page") from exc
         self._ticker = asyncio.create_task(self._tick())
         log.info("avatar: page at %s", self.url)
 
