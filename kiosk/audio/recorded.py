@@ -10,6 +10,7 @@ loudspeaker recording holds each reply where a device would have played it.
 from __future__ import annotations
 
 import collections
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 
@@ -47,6 +48,7 @@ class RecordedStream:
         self._generated_ms = 0
         self._quiet_ms = 0
         self._anchor: tuple[float, int] | None = None  # (wall s, stream ms) when the loop waited
+        self._lock = threading.Lock()
 
     def _take_mic(self) -> Samples:
         """The next 20 ms of the recording (shorter or empty at its end)."""
@@ -92,27 +94,33 @@ class RecordedStream:
         return self._quiet_ms >= self._tail_ms
 
     def read(self, timeout_s: float) -> DuplexChunk | None:
-        self._catch_up()
-        if not self._pending and self._anchor is not None and (self.realtime or self.busy()):
-            wall_s, stream_ms = self._anchor
-            due_s = wall_s + (self._generated_ms + CHUNK_MS - stream_ms) / 1000.0
-            wait_s = due_s - self._clock()
-            if wait_s > 0:
-                self._sleep(min(wait_s, timeout_s))
+        # read() runs on the capture thread, play() and the clocks on the loop's: one lock
+        wait_s = 0.0
+        with self._lock:
             self._catch_up()
-        if not self._pending:
-            if self._exhausted:
-                return None
-            self._generate()
-            self._anchor = (self._clock(), self._generated_ms)
-        return self._pending.popleft()
+            if not self._pending and self._anchor is not None and (
+                    self.realtime or self.busy()):
+                wall_s, stream_ms = self._anchor
+                due_s = wall_s + (self._generated_ms + CHUNK_MS - stream_ms) / 1000.0
+                wait_s = min(due_s - self._clock(), timeout_s)
+        if wait_s > 0:
+            self._sleep(wait_s)
+        with self._lock:
+            self._catch_up()
+            if not self._pending:
+                if self._exhausted:
+                    return None
+                self._generate()
+                self._anchor = (self._clock(), self._generated_ms)
+            return self._pending.popleft()
 
     def play(self, samples: Samples) -> float:
-        self._catch_up()
-        start_s = (self._generated_ms + len(self._playback) * CHUNK_MS) / 1000.0
-        self._playback.extend(padded_chunks(samples))
-        self._quiet_ms = 0
-        return start_s
+        with self._lock:
+            self._catch_up()
+            start_s = (self._generated_ms + len(self._playback) * CHUNK_MS) / 1000.0
+            self._playback.extend(padded_chunks(samples))
+            self._quiet_ms = 0
+            return start_s
 
     def position_s(self) -> float:
         """The chunk playing now: the latest one handed out, plus the time since (at most its
@@ -123,8 +131,9 @@ class RecordedStream:
         return (self._generated_ms - CHUNK_MS) / 1000.0 + into_s
 
     def stop_playback(self) -> None:
-        self._catch_up()
-        self._playback.clear()
+        with self._lock:
+            self._catch_up()
+            self._playback.clear()
 
     @property
     def playing(self) -> bool:
@@ -140,8 +149,9 @@ class RecordedStream:
 
     @property
     def clock_ms(self) -> int:
-        self._catch_up()
-        return self._generated_ms
+        with self._lock:
+            self._catch_up()
+            return self._generated_ms
 
     def reopen(self) -> None:
         """A recording does not go away."""
