@@ -116,7 +116,6 @@ class SpeexCanceller:
                                            ctypes.c_void_p(self._echo))
         self._delay = DelayLine(delay_ms)
         self._delay_ms = delay_ms
-        self._out = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
 
     def process(self, mic: Samples, reference: Samples) -> Samples:
         ref = np.ascontiguousarray(self._delay.push(reference), dtype=np.int16)

@@ -16,13 +16,10 @@ from __future__ import annotations
 import collections
 import itertools
 import logging
-import math
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from kiosk.audio.format import Samples
+from kiosk.audio.format import Samples, level_dbfs
 from kiosk.text import normalize, spell_numbers
 
 log = logging.getLogger(__name__)
@@ -41,8 +38,6 @@ class GuardParams:
     learn_down: float = 0.03  # ...than it falls
     hold_ms: int = 400  # once the visitor is heard over the avatar, their words' quieter
     # parts pass too, and are not learned as echo
-    learning_ms: int = 4000  # until it has heard the avatar alone this long, the guard is
-    learning_margin_db: float = 10.0  # this much stricter: its estimates are still young
     confirm: tuple[int, int] = (3, 5)  # chunks above the margin, of the last ones, to believe
     # it: echo crosses the margin now and then, a voice stays above it
     min_evidence: float = 0.3  # of an utterance heard over the avatar, the share of chunks
@@ -65,13 +60,6 @@ def echo_grams(text: str) -> set[str]:
     return {f"{a} {b}" for a, b in itertools.pairwise(words)}
 
 
-def rms_db(samples: Samples) -> float:
-    if len(samples) == 0:
-        return -120.0
-    power = float(np.mean(samples.astype(np.float64) ** 2))
-    return 10.0 * math.log10(max(power, 1e-3) / 32768.0**2)
-
-
 @dataclass
 class EchoGuard:
     params: GuardParams = field(default_factory=GuardParams)
@@ -82,7 +70,6 @@ class EchoGuard:
     weak_utterances: int = 0
     last_above: bool = False  # the latest chunk stood above the expected echo
     _hold_ms: int = 0
-    _learned_ms: int = 0
     _above: collections.deque[bool] = field(default_factory=collections.deque)
     _recent_ref_db: collections.deque[float] = field(default_factory=collections.deque)
 
@@ -101,7 +88,7 @@ class EchoGuard:
         """The speech probability to use: unchanged when nothing plays, 0 for echo. `mic`:
         the chunk before cancellation (without it only the level test is made)."""
         p = self.params
-        self._recent_ref_db.append(rms_db(reference))
+        self._recent_ref_db.append(level_dbfs(reference))
         while len(self._recent_ref_db) > max(1, p.tail_ms // chunk_ms):
             self._recent_ref_db.popleft()
         self.last_above = False
@@ -112,9 +99,9 @@ class EchoGuard:
             self._above.clear()
             return probability
         ref_db = self.reference_db()
-        residual_db = rms_db(residual)
+        residual_db = level_dbfs(residual)
         excess_db = residual_db - ref_db - self.echo_db
-        cancelled_db = rms_db(mic) - residual_db if mic is not None else 0.0
+        cancelled_db = level_dbfs(mic) - residual_db if mic is not None else 0.0
         needed, window = p.confirm
         # the cancellation test needs an echo to cancel: with none at the microphone (an array
         # that cancels, headphones, a recording) the level test decides alone
@@ -132,7 +119,6 @@ class EchoGuard:
         if self.last_above:
             return 0.0  # not sure yet: neither passed nor learned
         # the avatar alone: learn how loud its echo is after cancellation
-        self._learned_ms += chunk_ms
         observed = residual_db - ref_db
         rate = p.learn_up if observed > self.echo_db else p.learn_down
         self.echo_db += rate * (observed - self.echo_db)
@@ -143,9 +129,14 @@ class EchoGuard:
             self.gated_chunks += 1
         return 0.0
 
+    def convinced(self, evidence: float) -> bool:
+        """Enough of an utterance over the avatar (share of its chunks) stood above the
+        expected echo to be someone else's voice."""
+        return not self.params.enabled or evidence >= self.params.min_evidence
+
     def is_weak(self, evidence: float) -> bool:
         """An utterance heard over the avatar with too few chunks above the expected echo."""
-        if not self.params.enabled or evidence >= self.params.min_evidence:
+        if self.convinced(evidence):
             return False
         self.weak_utterances += 1
         log.info("guard: dropped an utterance over the avatar (%.0f%% of it above the echo; "

@@ -71,8 +71,7 @@ class Hearing:
         bargein = False
         if (speaking and self.segmenter.in_speech and not self._barged
                 and self.segmenter.voiced_ms >= self.bargein_ms
-                and (self._above >= self.guard.params.min_evidence * self._chunks
-                     or not self.guard.params.enabled)):
+                and (self._chunks == 0 or self.guard.convinced(self._above / self._chunks))):
             self._barged = bargein = True
             self.bargeins += 1
             log.info("guard: barge-in at %.2f s (%d so far)", chunk.start_ms / 1000,
