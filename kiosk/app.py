@@ -296,9 +296,7 @@ class VoiceLoop:
                     self._set_state("speaking")
                     self._record(utterance, text, result, asr_ms, brain_ms,
                                  (time.perf_counter() - brain_end) * 1000.0, queued_at)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
+        except Exception:  # cancellation (barge-in) is not an Exception: it goes through
             self.errors += 1
             log.exception("turn: speaking failed (%d so far)", self.errors)
         finally:

@@ -27,7 +27,6 @@ class FlakyStream:
     playing: bool = False
     ended: bool = False
     clock_ms: int = 0
-    queued_ms: int = 0
 
     def read(self, timeout_s: float) -> DuplexChunk | None:
         try:

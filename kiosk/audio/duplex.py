@@ -18,7 +18,6 @@ import numpy as np
 
 from kiosk.audio.devices import device_rate, find_device, portaudio
 from kiosk.audio.format import (
-    CHUNK_MS,
     CHUNK_SAMPLES,
     RATE_HZ,
     AudioChunk,
@@ -131,10 +130,6 @@ class DuplexStream:
     @property
     def playing(self) -> bool:
         return bool(self._playback)
-
-    @property
-    def queued_ms(self) -> int:
-        return len(self._playback) * CHUNK_MS
 
     def _callback(self, indata: Any, outdata: Any, frames: int, time_info: Any,
                   status: Any) -> None:

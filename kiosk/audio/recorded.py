@@ -140,10 +140,6 @@ class RecordedStream:
         return bool(self._playback)
 
     @property
-    def queued_ms(self) -> int:
-        return len(self._playback) * CHUNK_MS
-
-    @property
     def ended(self) -> bool:
         return self._exhausted and not self._pending
 

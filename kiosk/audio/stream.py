@@ -37,11 +37,6 @@ class AudioStream(Protocol):
     def playing(self) -> bool: ...
 
     @property
-    def queued_ms(self) -> int:
-        """Audio queued for the loudspeaker and not played yet."""
-        ...
-
-    @property
     def ended(self) -> bool:
         """True when no more audio will come (a recording played out); never for a device."""
         ...
