@@ -72,18 +72,10 @@ class StandaloneHost:
         return f"{kind} device: {name or 'default'} ok"
 
     def _synthesizer(self, lang: str) -> Synthesizer:
-        cfg = self.store.pending
         if lang not in self._voices:
-            if lang == "ja":
-                from kiosk.tts.openjtalk import OpenJTalkSynthesizer
+            from kiosk.wiring import synthesizer
 
-                self._voices[lang] = OpenJTalkSynthesizer(volume=cfg.tts.volume)
-            else:
-                from kiosk.tts.piper import PiperSynthesizer
-
-                entry = load_manifest()["piper-joe-en"]
-                self._voices[lang] = PiperSynthesizer.from_manifest(
-                    entry, cfg.paths.models_path(), volume=cfg.tts.volume)
+            self._voices[lang] = synthesizer(self.store.pending, lang)
         return self._voices[lang]
 
     def test_tts(self, text: str) -> str:

@@ -14,7 +14,13 @@ from typing import Any
 from kiosk.config import DEMO_DIR, Config, load_config
 from kiosk.errors import KioskError
 from kiosk.logs import setup_logging
-from kiosk.wiring import load_brain, recognizer, screen_source
+from kiosk.wiring import (
+    load_brain,
+    recognizer,
+    screen_source,
+    synthesizer,
+    voice_activity,
+)
 
 log = logging.getLogger("kiosk")
 
@@ -147,20 +153,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The voice loop: on the configured sound devices, or on a recording (--mic-wav)."""
-    from kiosk.audio.vad import SileroVad
-    from kiosk.models import load_manifest, model_path
-    from kiosk.tts.openjtalk import OpenJTalkSynthesizer
-    from kiosk.tts.piper import PiperSynthesizer
-
     cfg = _config(args)
     brain = load_brain(cfg)
-    manifest = load_manifest()
-    models_dir = cfg.paths.models_path()
-    vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
-    voices: dict[str, Any] = {
-        "en": PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir,
-                                             volume=cfg.tts.volume),
-        "ja": OpenJTalkSynthesizer(volume=cfg.tts.volume)}
+    vad = voice_activity(cfg)
+    voices = {lang: synthesizer(cfg, lang) for lang in ("en", "ja")}
     asr = recognizer(cfg)
     if not args.mic_wav:
         return _run_live(cfg, brain, vad, asr, voices)

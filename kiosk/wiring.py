@@ -104,3 +104,24 @@ def recognizer(cfg: Config) -> Any:
         raise KioskError("config", f"{setting} is empty but the {lang} recognizer is vosk",
                          f"set {setting} PATH (a vosk model folder or zip)")
     return VoskRecognizer(Path(path), lang, setting)
+
+
+def voice_activity(cfg: Config) -> Any:
+    """Silero VAD from the provisioned model."""
+    from kiosk.audio.vad import SileroVad
+    from kiosk.models import load_manifest, model_path
+
+    return SileroVad(model_path(load_manifest()["silero-vad"], cfg.paths.models_path()))
+
+
+def synthesizer(cfg: Config, lang: str) -> Any:
+    """The reply voice for a language: piper for English, Open JTalk for Japanese."""
+    if lang == "ja":
+        from kiosk.tts.openjtalk import OpenJTalkSynthesizer
+
+        return OpenJTalkSynthesizer(volume=cfg.tts.volume)
+    from kiosk.models import load_manifest
+    from kiosk.tts.piper import PiperSynthesizer
+
+    return PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"],
+                                          cfg.paths.models_path(), volume=cfg.tts.volume)

@@ -39,10 +39,10 @@ from kiosk.bench.room import Path, mix, other_voice, paths, rms, speex_notch
 from kiosk.bench.voice import word_errors
 from kiosk.config import DEMO_DIR, DEMO_SITE, Config
 from kiosk.eval import load_dialogues
-from kiosk.models import load_manifest, model_path
 from kiosk.retrieval.site import load_site
 from kiosk.text import sentences
 from kiosk.tts.piper import PiperSynthesizer
+from kiosk.wiring import synthesizer, voice_activity
 
 log = logging.getLogger(__name__)
 
@@ -285,11 +285,9 @@ def through_jack(far: Samples, filter_ms: int) -> float | None:
 
 def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
         scenes: int = 20, jack: bool = True, seed: int = 1) -> dict[str, Any]:
-    manifest = load_manifest()
-    models_dir = cfg.paths.models_path()
     filter_ms = cfg.echo.filter_length_ms
-    tts = PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir)
-    vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
+    tts = synthesizer(cfg, "en")
+    vad = voice_activity(cfg)
     asr = PocketsphinxRecognizer()
     material = _material(tts, avatar_minutes * 60, max(scenes, 1))
     linear = paths(paths_per_kind, nonlinear=False, seed=seed)

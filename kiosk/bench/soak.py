@@ -22,13 +22,10 @@ from kiosk.app import TurnRecord, VoiceLoop
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.recorded import RecordedStream
-from kiosk.audio.vad import SileroVad
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import load_dialogues
-from kiosk.models import load_manifest, model_path
 from kiosk.tts import Synthesizer
-from kiosk.tts.piper import PiperSynthesizer
-from kiosk.wiring import load_brain
+from kiosk.wiring import load_brain, synthesizer, voice_activity
 
 WARM_UP_MS = 120_000  # stream time before the "start" figures are taken
 WINDOW_MS = 300_000  # RSS is the peak over a window: single readings swing by +-40 MB
@@ -82,11 +79,9 @@ class _ErrorCount(logging.Handler):
 
 
 def run(cfg: Config, minutes: float = 60.0) -> dict[str, Any]:
-    manifest = load_manifest()
-    models_dir = cfg.paths.models_path()
-    tts = PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir)
+    tts = synthesizer(cfg, "en")
     brain = load_brain(cfg)
-    vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
+    vad = voice_activity(cfg)
     stream = RecordedStream(conversation(tts, minutes), keep_speaker=False)
     total_ms = minutes * 60_000
     warm_ms, window_ms = min(WARM_UP_MS, 0.2 * total_ms), min(WINDOW_MS, 0.2 * total_ms)

@@ -21,13 +21,10 @@ from kiosk.app import TurnRecord, VoiceLoop
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.recorded import RecordedStream
-from kiosk.audio.vad import SileroVad
 from kiosk.bench import percentiles
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import load_dialogues
-from kiosk.models import load_manifest, model_path
-from kiosk.tts.piper import PiperSynthesizer
-from kiosk.wiring import load_brain
+from kiosk.wiring import load_brain, synthesizer, voice_activity
 
 
 def _words(text: str) -> list[str]:
@@ -46,11 +43,9 @@ def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
 
 
 def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
-    manifest = load_manifest()
-    models_dir = cfg.paths.models_path()
-    tts = PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir)
+    tts = synthesizer(cfg, "en")
     brain = load_brain(cfg)
-    vad = SileroVad(model_path(manifest["silero-vad"], models_dir))
+    vad = voice_activity(cfg)
     questions = [t.user for d in load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")
                  for t in d.turns if t.act is None][:utterances]
     synth_s = audio_s = 0.0
