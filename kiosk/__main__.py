@@ -15,6 +15,7 @@ from kiosk.config import DEMO_DIR, Config, load_config
 from kiosk.errors import KioskError
 from kiosk.logs import setup_logging
 from kiosk.wiring import (
+    echo_canceller,
     load_brain,
     recognizer,
     screen_source,
@@ -158,13 +159,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     vad = voice_activity(cfg)
     voices = {lang: synthesizer(cfg, lang) for lang in ("en", "ja")}
     asr = recognizer(cfg)
+    echo = echo_canceller(cfg)
     if not args.mic_wav:
-        return _run_live(cfg, brain, vad, asr, voices)
+        return _run_live(cfg, brain, vad, asr, voices, echo)
     from kiosk.app import run_recording
-    from kiosk.audio.echo import make_canceller
     from kiosk.audio.wav import read_wav, write_wav
-
-    echo = make_canceller(cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms)
 
     def ready(loop: Any, url: str | None) -> None:
         if url:
@@ -184,7 +183,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any]) -> int:
+def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any],
+              echo: Any) -> int:
     """The appliance: the turn loop on the configured devices, supervised for systemd."""
     import asyncio
     import signal
@@ -214,9 +214,6 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
 
     # a missing device refuses the start with the device list and the setting to change;
     # systemd starts the service again with back-off
-    from kiosk.audio.echo import make_canceller
-
-    echo = make_canceller(cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms)
     stream = DuplexStream(cfg.audio.input_device, cfg.audio.output_device)
     voice = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_state=on_state,
                       on_turn=lambda turn: turn_log.record(turn.as_dict()), echo=echo)

@@ -130,7 +130,8 @@ def check_echo_measured(cfg: Config, probe_s: float = 6.0) -> Check:
     """`kiosk doctor --echo`: a probe through the loudspeaker, measured at the microphone
     through the configured mode."""
     from kiosk.audio.duplex import DuplexStream
-    from kiosk.audio.echo import make_canceller, measure, play_and_record, probe_signal
+    from kiosk.audio.echo import measure, play_and_record, probe_signal
+    from kiosk.wiring import echo_canceller
 
     stream = DuplexStream(cfg.audio.input_device, cfg.audio.output_device)
     stream.start()
@@ -138,8 +139,7 @@ def check_echo_measured(cfg: Config, probe_s: float = 6.0) -> Check:
         mic, reference = play_and_record(stream, probe_signal(probe_s))
     finally:
         stream.stop()
-    report = measure(cfg.echo.mode, mic, reference, make_canceller(
-        cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms))
+    report = measure(cfg.echo.mode, mic, reference, echo_canceller(cfg))
     detail = (f"mode {cfg.echo.mode}: delay {report.delay_ms:.0f} ms, echo at the microphone "
               f"{-report.echo_level_db:.0f} dB under the playback, ERLE {report.erle_db:.1f} dB "
               f"after convergence ({report.erle_first_s_db:.1f} dB in the first second)")

@@ -125,3 +125,10 @@ def synthesizer(cfg: Config, lang: str) -> Any:
 
     return PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"],
                                           cfg.paths.models_path(), volume=cfg.tts.volume)
+
+
+def echo_canceller(cfg: Config) -> Any:
+    """The canceller echo.mode asks for (speex with its filter and delay, or pass-through)."""
+    from kiosk.audio.echo import make_canceller
+
+    return make_canceller(cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms)
