@@ -25,28 +25,19 @@ def models_dir() -> Path:
 @pytest.fixture(scope="session")
 def jack_server() -> Iterator[None]:
     """A real, clocked sound device without a sound card: JACK's dummy backend at 16 kHz."""
-    import shutil
-    import subprocess
-    import time
+    from kiosk.audio import jack
+    from kiosk.errors import KioskError
 
-    if shutil.which("jackd") is None:
-        pytest.fail("jackd is not installed: run scripts/setup.sh as root (apt-get install jackd2)")
-    if subprocess.run(["jack_lsp"], capture_output=True, check=False).returncode == 0:
-        yield  # one is running already
-        return
-    proc = subprocess.Popen(["jackd", "--no-realtime", "-d", "dummy", "-r", "16000", "-p", "160"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while subprocess.run(["jack_lsp"], capture_output=True, check=False).returncode != 0:
-        if time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("jackd did not start")
-        time.sleep(0.1)
+    try:
+        proc = jack.start_dummy()  # None: one is running already
+    except KioskError as exc:
+        pytest.fail(exc.describe())
     yield
+    if proc is None:
+        return
     import sys
 
     if "sounddevice" in sys.modules:
         # PortAudio must let go of JACK before the server goes, or it aborts at exit.
         sys.modules["sounddevice"]._terminate()
-    proc.terminate()
-    proc.wait(timeout=10)
+    jack.stop(proc)

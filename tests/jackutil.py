@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
 from typing import Any
+
+from kiosk.audio.jack import loop_back_own
 
 
 def loop_back(stream: Any) -> None:
     """Connect the stream's own playback port to its capture port, then drop what was
     captured before the connection."""
-    ports = subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split()
-    out_port = next(p for p in ports if p.startswith("PortAudio") and "out" in p)
-    in_port = next(p for p in ports if p.startswith("PortAudio") and "in" in p)
-    subprocess.run(["jack_connect", out_port, in_port], check=True)
+    loop_back_own()
     time.sleep(0.2)
     while not stream.chunks.empty():
         stream.chunks.get_nowait()

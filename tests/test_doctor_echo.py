@@ -3,23 +3,11 @@ connected back into the capture (a loudspeaker right at the microphone)."""
 
 from __future__ import annotations
 
-import subprocess
 import threading
-import time
 
 import pytest
 
-
-def _connect_own_ports(stop: threading.Event) -> None:
-    """Wait for PortAudio's ports to appear, then connect its output to its input."""
-    while not stop.is_set():
-        ports = subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split()
-        outs = [p for p in ports if p.startswith("PortAudio") and "out" in p]
-        ins = [p for p in ports if p.startswith("PortAudio") and "in" in p]
-        if outs and ins:
-            subprocess.run(["jack_connect", outs[0], ins[0]], capture_output=True)
-            return
-        time.sleep(0.02)
+from kiosk.audio.jack import loop_back_own
 
 
 @pytest.mark.slow
@@ -30,14 +18,11 @@ def test_echo_probe_through_a_loopback(jack_server: None) -> None:
     from kiosk.doctor import OK, check_echo_measured
 
     cfg = dataclasses.replace(Config(), audio=AudioConfig("system", "system"))
-    stop = threading.Event()
-    helper = threading.Thread(target=_connect_own_ports, args=(stop,), daemon=True)
+    # the doctor opens the stream itself: connect its ports as soon as they appear
+    helper = threading.Thread(target=loop_back_own, daemon=True)
     helper.start()
-    try:
-        check = check_echo_measured(cfg, probe_s=6.0)
-    finally:
-        stop.set()
-        helper.join(5)
+    check = check_echo_measured(cfg, probe_s=6.0)
+    helper.join(5)
     assert check.status == OK, check
     # the loopback adds no loss: the echo is as loud as the playback, and speex removes it
     assert "echo at the microphone 0 dB under" in check.detail

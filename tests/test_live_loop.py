@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kiosk.audio import jack
 from kiosk.audio.format import RATE_HZ
 from kiosk.audio.wav import write_wav
 
@@ -42,7 +43,7 @@ print("done", flush=True)
 
 
 def _ports() -> set[str]:
-    return set(subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split())
+    return set(jack.ports())
 
 
 def test_a_spoken_question_gets_a_spoken_answer(jack_server: None, models_dir: Path,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import ctypes
 import ctypes.util
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -232,16 +233,15 @@ def play_and_record(stream: AudioStream, far: Samples, tail_s: float = 0.5,
                     timeout_s: float = 10.0) -> tuple[Samples, Samples]:
     """Play `far` on a running duplex stream and return (microphone, reference) as captured
     side by side, until it has played and `tail_s` more."""
-    import time
-
     while stream.read(0.0) is not None:  # what was captured before the probe
         pass
     stream.play(far)
     mic: list[Samples] = []
     ref: list[Samples] = []
+    got = 0
     wanted = len(far) + int(tail_s * RATE_HZ)
     deadline = time.monotonic() + len(far) / RATE_HZ + tail_s + timeout_s
-    while sum(len(m) for m in mic) < wanted:
+    while got < wanted:
         if time.monotonic() > deadline:
             raise KioskError("audio", "the sound device stopped delivering audio during the "
                              "echo probe", "check the device; kiosk doctor lists it")
@@ -249,4 +249,5 @@ def play_and_record(stream: AudioStream, far: Samples, tail_s: float = 0.5,
         if item is not None:
             mic.append(item.mic.samples)
             ref.append(item.reference)
+            got += len(item.mic.samples)
     return np.concatenate(mic), np.concatenate(ref)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
+from kiosk.audio import jack
 from kiosk.audio.echo import SpeexCanceller, cancel, erle_db, play_and_record
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples
 from kiosk.audio.guard import EchoGuard, GuardParams
@@ -38,6 +38,7 @@ from kiosk.bench import percentiles
 from kiosk.bench.room import Path, mix, other_voice, paths, rms, speex_notch
 from kiosk.bench.voice import word_errors
 from kiosk.config import DEMO_DIR, DEMO_SITE, Config
+from kiosk.errors import KioskError
 from kiosk.eval import load_dialogues
 from kiosk.retrieval.site import load_site
 from kiosk.text import sentences
@@ -243,17 +244,11 @@ def through_jack(far: Samples, filter_ms: int) -> float | None:
     back into capture. None when JACK is not installed."""
     if shutil.which("jackd") is None:
         return None
-    started = None
-    if subprocess.run(["jack_lsp"], capture_output=True).returncode != 0:
-        started = subprocess.Popen(["jackd", "--no-realtime", "-d", "dummy", "-r", "16000",
-                                    "-p", "160"], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while subprocess.run(["jack_lsp"], capture_output=True).returncode != 0:
-            if time.monotonic() > deadline:
-                started.kill()
-                return None
-            time.sleep(0.1)
+    try:
+        started = jack.start_dummy()
+    except KioskError as exc:
+        log.warning("echo bench: no JACK run (%s)", exc.describe())
+        return None
     from kiosk.audio.devices import portaudio
     from kiosk.audio.duplex import DuplexStream
 
@@ -262,21 +257,14 @@ def through_jack(far: Samples, filter_ms: int) -> float | None:
     sd._initialize()
     stream = DuplexStream("system", "system")
     try:
-        before = set(subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split())
         stream.start()
-        ports = set(subprocess.run(["jack_lsp"], capture_output=True, text=True).stdout.split())
-        ours = sorted(ports - before)
-        out_port = next(p for p in ours if "out" in p.split(":")[1])
-        in_port = next(p for p in ours if "in" in p.split(":")[1])
-        subprocess.run(["jack_connect", out_port, in_port], check=True)
+        jack.loop_back_own()
         time.sleep(0.2)
         mic_all, ref_all = play_and_record(stream, far)
     finally:
         stream.stop()
         sd._terminate()
-        if started is not None:
-            started.terminate()
-            started.wait(timeout=10)
+        jack.stop(started)
     out = cancel(SpeexCanceller(filter_ms, suppress=False), mic_all, ref_all)
     n = len(out)
     tail = n - int(CONVERGED_S * RATE_HZ)
