@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kiosk.audio.format import RATE_HZ, Samples
+from kiosk.audio.format import RATE_HZ
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "test-artifacts" / "avatar"
@@ -37,19 +37,6 @@ LONG_REPLY = " ".join([
     "desk, and every floor has an accessible toilet.",
     "Enjoy your visit, and ask me again whenever you like.",
 ])
-
-
-class Scripted:
-    lang = "en"
-
-    def start(self) -> None:
-        pass
-
-    def accept(self, samples: Samples) -> str:
-        return "tell me about"
-
-    def finish(self) -> str:
-        return "tell me about the museum"
 
 
 class SlowLongBrain:
@@ -84,7 +71,7 @@ def test_mouth_follows_the_audio_clock_over_a_long_reply(models_dir: Path) -> No
     from kiosk.retrieval.index import build_index
     from kiosk.screen.browser import Chromium, wait_for
     from kiosk.tts.piper import PiperSynthesizer
-    from tests.fakes import EnergyVad, HashingEmbedder
+    from tests.fakes import EnergyVad, HashingEmbedder, ScriptedRecognizer
 
     tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir)
     brain = SlowLongBrain(Brain(build_index(DEMO_SITE, HashingEmbedder()), HashingEmbedder()))
@@ -101,7 +88,9 @@ def test_mouth_follows_the_audio_clock_over_a_long_reply(models_dir: Path) -> No
 
     def run() -> None:
         box["speaker"], box["turns"] = run_recording(
-            mic, brain, EnergyVad(), Scripted(), {"en": tts, "ja": tts}, realtime=True,
+            mic, brain, EnergyVad(),
+            ScriptedRecognizer(["tell me about the museum"], partial="tell me about"),
+            {"en": tts, "ja": tts}, realtime=True,
             avatar_port=0, on_ready=on_ready)
 
     runner = threading.Thread(target=run, daemon=True)

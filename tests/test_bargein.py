@@ -16,25 +16,7 @@ from kiosk.brain import Brain
 from kiosk.config import DEMO_SITE
 from kiosk.retrieval.index import build_index
 from kiosk.tts import Speech
-from tests.fakes import EnergyVad, HashingEmbedder
-
-
-class Scripted:
-    """Says the next line of its script at each utterance's end."""
-
-    lang = "en"
-
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = list(lines)
-
-    def start(self) -> None:
-        pass
-
-    def accept(self, samples: Samples) -> str:
-        return ""
-
-    def finish(self) -> str:
-        return self.lines.pop(0) if self.lines else ""
+from tests.fakes import EnergyVad, HashingEmbedder, ScriptedRecognizer
 
 
 class LongVoice:
@@ -64,7 +46,7 @@ def _run(lines: list[str], mic: Samples) -> tuple[VoiceLoop, RecordedStream, lis
     turns: list[TurnRecord] = []
     states: list[str] = []
     stops: list[str] = []
-    loop = VoiceLoop(stream, brain, EnergyVad(), Scripted(lines), {"en": LongVoice()},
+    loop = VoiceLoop(stream, brain, EnergyVad(), ScriptedRecognizer(lines), {"en": LongVoice()},
                      on_turn=turns.append, on_state=states.append, on_stop=stops.append)
     try:
         asyncio.run(loop.run(asyncio.Event()))

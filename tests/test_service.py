@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from kiosk.app import VoiceLoop
-from kiosk.audio.format import RATE_HZ, Samples
+from kiosk.audio.format import RATE_HZ
 from kiosk.audio.recorded import RecordedStream
 from kiosk.service import SystemdNotifier, WatchdogGate, supervise, watchdog_interval_s
 from kiosk.tts import Speech
-from tests.fakes import EnergyVad
+from tests.fakes import EnergyVad, ScriptedRecognizer
 
 
 def test_gate_pings_while_progress_moves_and_stops_after_a_stall() -> None:
@@ -57,19 +57,6 @@ class Recorder:
 
 
 
-class SaysHello:
-    lang = "en"
-
-    def start(self) -> None:
-        pass
-
-    def accept(self, samples: Samples) -> str:
-        return ""
-
-    def finish(self) -> str:
-        return "hello"
-
-
 class HangingBrain:
     """A stage that hangs: respond() blocks until the test lets it go."""
 
@@ -96,7 +83,7 @@ def test_a_hung_stage_stops_the_watchdog_pings() -> None:
     tone = (np.sin(np.arange(RATE_HZ) * 0.2) * 8000).astype(np.int16)
     mic = np.concatenate([silence, tone, silence, np.zeros(RATE_HZ * 600, dtype=np.int16)])
     brain = HangingBrain()
-    loop = VoiceLoop(RecordedStream(mic), brain, EnergyVad(), SaysHello(),  # type: ignore[arg-type]
+    loop = VoiceLoop(RecordedStream(mic), brain, EnergyVad(), ScriptedRecognizer(["hello"]),  # type: ignore[arg-type]
                      {"en": Silent()})
     notes = Recorder()
 
