@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO))
 
 from kiosk.audio.format import RATE_HZ  # noqa: E402
 from kiosk.audio.wav import write_wav  # noqa: E402
-from kiosk.models import default_models_dir, load_manifest, model_path  # noqa: E402
+from kiosk.models import default_models_dir, load_manifest  # noqa: E402
 
 QUESTIONS = [
     "Good morning.",
@@ -31,18 +31,13 @@ PAUSE_S = 19.0  # room for the avatar's reply (up to ~16 s) before the next ques
 
 
 def main() -> None:
-    from piper import PiperVoice, SynthesisConfig
+    from kiosk.tts.piper import PiperSynthesizer
 
-    from kiosk.audio.format import resample
-
-    model = model_path(load_manifest()["piper-joe-en"], default_models_dir())
-    voice = PiperVoice.load(str(model), config_path=str(model) + ".json")
-    config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
+    voice = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"],
+                                           default_models_dir(), deterministic=True)
     parts = [np.zeros(RATE_HZ, dtype=np.int16)]
     for question in QUESTIONS:
-        for chunk in voice.synthesize(question, syn_config=config):
-            parts.append(resample(np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16),
-                                  chunk.sample_rate))
+        parts += [speech.samples for speech in voice.synthesize(question)]
         parts.append(np.zeros(int(PAUSE_S * RATE_HZ), dtype=np.int16))
     out = REPO / "kiosk" / "demo" / "recordings" / "conversation-en.wav"
     write_wav(out, np.concatenate(parts))

@@ -24,7 +24,9 @@ def _recording(models_dir: Path, path: Path) -> None:
     from kiosk.models import load_manifest
     from kiosk.tts.piper import PiperSynthesizer
 
-    tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir)
+    # without VITS's sampling noise: the recognizer hears the same words every run
+    tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir,
+                                         deterministic=True)
     pause = np.zeros(2 * RATE_HZ, dtype=np.int16)
     parts = [pause]
     for question in QUESTIONS:

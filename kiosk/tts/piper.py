@@ -22,7 +22,9 @@ class PiperSynthesizer:
     lang = "en"
 
     def __init__(self, model: Path, config: Path, *, length_scale: float = 1.0,
-                 volume: float = 1.0) -> None:
+                 volume: float = 1.0, deterministic: bool = False) -> None:
+        """`deterministic`: without VITS's sampling noise, the same audio every time (the
+        bundled recordings and tests that must hear the same words each run)."""
         from piper import PiperVoice, SynthesisConfig
 
         if not config.is_file():
@@ -40,14 +42,17 @@ class PiperSynthesizer:
         self._voice.session = ort.InferenceSession(str(model), options,
                                                    providers=["CPUExecutionProvider"])
         self._config = SynthesisConfig(length_scale=length_scale, volume=volume)
+        if deterministic:
+            self._config.noise_scale = self._config.noise_w_scale = 0.0
         for _ in self.synthesize(WARM_UP_TEXT):
             pass
 
     @classmethod
-    def from_manifest(cls, entry: ModelEntry, models_dir: Path,
-                      volume: float = 1.0) -> PiperSynthesizer:
+    def from_manifest(cls, entry: ModelEntry, models_dir: Path, volume: float = 1.0,
+                      deterministic: bool = False) -> PiperSynthesizer:
         path = model_path(entry, models_dir)
-        return cls(path, path.with_name(path.name + ".json"), volume=volume)
+        return cls(path, path.with_name(path.name + ".json"), volume=volume,
+                   deterministic=deterministic)
 
     def synthesize(self, text: str) -> Iterator[Speech]:
         # sentence by sentence ourselves: each piece then carries its own text (the caption
