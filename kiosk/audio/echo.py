@@ -94,6 +94,11 @@ class DelayLine:
         return self._queue.popleft()
 
 
+# The filter adapts once per frame: 10 ms frames (two per chunk) leave ~1 dB less residual echo
+# than 20 ms ones once converged, on linear and soft-clipping rooms alike (kiosk bench echo).
+FRAME_SAMPLES = CHUNK_SAMPLES // 2
+
+
 class SpeexCanceller:
     """libspeexdsp's MDF adaptive filter plus its residual-echo suppressor."""
 
@@ -103,12 +108,12 @@ class SpeexCanceller:
                  suppress: bool = True) -> None:
         self._lib = _library()
         taps = RATE_HZ * filter_length_ms // 1000
-        self._echo = self._lib.speex_echo_state_init(CHUNK_SAMPLES, taps)
+        self._echo = self._lib.speex_echo_state_init(FRAME_SAMPLES, taps)
         rate = ctypes.c_int(RATE_HZ)
         self._lib.speex_echo_ctl(self._echo, _ECHO_SET_SAMPLING_RATE, ctypes.byref(rate))
         self._pre: int | None = None
         if suppress:
-            self._pre = self._lib.speex_preprocess_state_init(CHUNK_SAMPLES, RATE_HZ)
+            self._pre = self._lib.speex_preprocess_state_init(FRAME_SAMPLES, RATE_HZ)
             # the residual-echo suppressor works through the denoiser's gains (with the
             # denoiser off, libspeexdsp applies no gain at all)
             on = ctypes.c_int(1)
@@ -124,10 +129,12 @@ class SpeexCanceller:
         if len(near) != CHUNK_SAMPLES or len(ref) != CHUNK_SAMPLES:
             return mic  # a short last chunk of a recording: nothing to learn from
         out = np.empty(CHUNK_SAMPLES, dtype=np.int16)
-        self._lib.speex_echo_cancellation(self._echo, near.ctypes.data, ref.ctypes.data,
-                                          out.ctypes.data)
-        if self._pre is not None:
-            self._lib.speex_preprocess_run(self._pre, out.ctypes.data)
+        for start in range(0, CHUNK_SAMPLES, FRAME_SAMPLES):
+            at = start * 2  # bytes
+            self._lib.speex_echo_cancellation(self._echo, near.ctypes.data + at,
+                                              ref.ctypes.data + at, out.ctypes.data + at)
+            if self._pre is not None:
+                self._lib.speex_preprocess_run(self._pre, out.ctypes.data + at)
         return out
 
     def reset(self) -> None:

@@ -3,8 +3,9 @@
 Two checks, both counted so an installer can see them work:
 - per chunk, while the loudspeaker plays (or its echo may still ring): speech on the
   microphone counts only when the cancelled signal is well above the echo expected from what
-  is playing (`margin_db`), the expectation being learned from the chunks where the avatar
-  talked alone (double-talk detection);
+  is playing (`margin_db`) and the cancellation fell (`drop_db`), the expectations being
+  learned from the chunks where the avatar talked alone, per band of playback level, and not
+  from chunks whose cancellation fell (they may hold a visitor not yet believed);
 - per utterance heard over the avatar: a transcript that repeats what the avatar was saying
   (2-gram overlap with the reply) is dropped. Japanese is compared by character 2-grams;
   English by word 2-grams, because its letter pairs recur in any two sentences ("how much
@@ -36,6 +37,14 @@ class GuardParams:
     start_echo_db: float = 0.0  # before anything is learned: echo as loud as the reference
     learn_up: float = 0.1  # the echo estimate rises faster (a louder room is dangerous)...
     learn_down: float = 0.03  # ...than it falls
+    level_step_db: float = 6.0  # both are learned per band of playback level: a loudspeaker
+    # driven harder distorts more, and distortion is not cancelled
+    young_db: float = 6.0  # extra margin while little of the avatar has been heard: a young
+    young_s: float = 10.0  # canceller leaves an echo that swings widely (fades out over this)
+    doubt_db: float = 4.5  # a chunk cancelled this much worse than usual may hold the
+    # visitor's voice: the echo level is not learned from it...
+    doubt_rate: float = 0.005  # ...and the usual cancellation follows it only slowly (a
+    # moved microphone, while the canceller re-learns the room)
     hold_ms: int = 400  # once the visitor is heard over the avatar, their words' quieter
     # parts pass too, and are not learned as echo
     confirm: tuple[int, int] = (3, 5)  # chunks above the margin, of the last ones, to believe
@@ -63,22 +72,48 @@ def echo_grams(text: str) -> set[str]:
 @dataclass
 class EchoGuard:
     params: GuardParams = field(default_factory=GuardParams)
-    echo_db: float = 0.0  # learned: residual level minus reference level while the avatar talks
-    cancel_db: float = 0.0  # learned: microphone level minus residual level, the same chunks
+    # learned per band of playback level, while the avatar talks alone: the residual level
+    # minus the reference level, and the microphone level minus the residual level
+    echo_by_level: dict[int, float] = field(default_factory=dict)
+    cancel_by_level: dict[int, float] = field(default_factory=dict)
+    level_band: int = 0  # the band of the latest chunk
     gated_chunks: int = 0
     dropped_transcripts: int = 0
     weak_utterances: int = 0
     last_above: bool = False  # the latest chunk stood above the expected echo
+    learned_ms: int = 0  # how much of the avatar alone the estimates come from
     _hold_ms: int = 0
     _above: collections.deque[bool] = field(default_factory=collections.deque)
     _recent_ref_db: collections.deque[float] = field(default_factory=collections.deque)
 
-    def __post_init__(self) -> None:
-        self.echo_db = self.params.start_echo_db
+    @staticmethod
+    def _learned(table: dict[int, float], band: int, default: float) -> float:
+        """The band's estimate, or the nearest band's (the louder of two equally near)."""
+        if band in table:
+            return table[band]
+        if not table:
+            return default
+        return table[min(table, key=lambda b: (abs(b - band), -b))]
+
+    @property
+    def echo_db(self) -> float:
+        """Expected residual echo relative to the playback, at the latest level."""
+        return self._learned(self.echo_by_level, self.level_band, self.params.start_echo_db)
+
+    @property
+    def cancel_db(self) -> float:
+        """What the canceller usually takes away, at the latest level."""
+        return self._learned(self.cancel_by_level, self.level_band, 0.0)
 
     def reference_db(self) -> float:
         """The loudest recent playback: echo arrives late and rings on."""
         return max(self._recent_ref_db, default=-120.0)
+
+    @property
+    def holding(self) -> bool:
+        """The visitor has been heard over the avatar and is still being let through (with
+        the guard off, everything is)."""
+        return self._hold_ms > 0 or not self.params.enabled
 
     def echo_active(self) -> bool:
         return self.reference_db() > self.params.silent_ref_dbfs
@@ -99,15 +134,18 @@ class EchoGuard:
             self._above.clear()
             return probability
         ref_db = self.reference_db()
+        self.level_band = int(ref_db // p.level_step_db)
+        echo_db, cancel_db = self.echo_db, self.cancel_db
         residual_db = level_dbfs(residual)
-        excess_db = residual_db - ref_db - self.echo_db
+        excess_db = residual_db - ref_db - echo_db
         cancelled_db = level_dbfs(mic) - residual_db if mic is not None else 0.0
         needed, window = p.confirm
         # the cancellation test needs an echo to cancel: with none at the microphone (an array
         # that cancels, headphones, a recording) the level test decides alone
-        cancels = mic is not None and self.cancel_db >= p.drop_db
-        self.last_above = excess_db >= p.margin_db and (
-            not cancels or self.cancel_db - cancelled_db >= p.drop_db)
+        cancels = mic is not None and cancel_db >= p.drop_db
+        young = max(0.0, 1.0 - self.learned_ms / (p.young_s * 1000.0))
+        self.last_above = excess_db >= p.margin_db + young * p.young_db and (
+            not cancels or cancel_db - cancelled_db >= p.drop_db)
         self._above.append(self.last_above)
         while len(self._above) > window:
             self._above.popleft()
@@ -118,13 +156,19 @@ class EchoGuard:
             return probability  # the visitor, over the avatar
         if self.last_above:
             return 0.0  # not sure yet: neither passed nor learned
-        # the avatar alone: learn how loud its echo is after cancellation
+        # the avatar alone: learn how loud its echo is after cancellation, and how much the
+        # canceller takes away (falls fast, rises slowly) - unless the cancellation fell, the
+        # first sign of a voice the canceller has never heard
+        doubt = cancels and cancel_db - cancelled_db >= p.doubt_db
+        self.learned_ms += chunk_ms
         observed = residual_db - ref_db
-        rate = p.learn_up if observed > self.echo_db else p.learn_down
-        self.echo_db += rate * (observed - self.echo_db)
-        if mic is not None:  # and how much the canceller takes away (falls fast, rises slowly)
-            rate = p.learn_up if cancelled_db < self.cancel_db else p.learn_down
-            self.cancel_db += rate * (cancelled_db - self.cancel_db)
+        if not doubt:
+            rate = p.learn_up if observed > echo_db else p.learn_down
+            self.echo_by_level[self.level_band] = echo_db + rate * (observed - echo_db)
+        if mic is not None:
+            rate = (p.doubt_rate if doubt else
+                    p.learn_up if cancelled_db < cancel_db else p.learn_down)
+            self.cancel_by_level[self.level_band] = cancel_db + rate * (cancelled_db - cancel_db)
         if probability >= 0.5:
             self.gated_chunks += 1
         return 0.0

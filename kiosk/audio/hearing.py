@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass, field
 
 from kiosk.audio.echo import EchoCanceller
-from kiosk.audio.format import AudioChunk
+from kiosk.audio.format import CHUNK_MS, AudioChunk
 from kiosk.audio.guard import EchoGuard
 from kiosk.audio.stream import DuplexChunk
 from kiosk.audio.vad import Event, Segmenter, SpeechStarted, VoiceActivity
@@ -33,11 +33,15 @@ class Hearing:
     guard: EchoGuard = field(default_factory=EchoGuard)
     segmenter: Segmenter = field(default_factory=Segmenter)
     bargein_ms: int = 80  # the visitor's speech over the avatar this long stops it
+    bargein_probability: float = 0.2  # speech probability that counts towards barge-in once
+    # the guard has heard a voice above the echo (the VAD is slow to reach its start-of-speech
+    # bar at a soft onset; the guard's evidence stands beside it)
     bargeins: int = 0
     _over_avatar: bool = False  # the current utterance started while the avatar spoke
     _barged: bool = False
     _chunks: int = 0  # of the current utterance, those heard while echo was possible...
     _above: int = 0  # ...and of those, the ones above the expected echo
+    _over_ms: int = 0  # voice heard over the avatar since the guard believed it
 
     def reset(self) -> None:
         self.vad.reset()
@@ -57,21 +61,27 @@ class Hearing:
     def hear(self, item: DuplexChunk, speaking: bool) -> Heard:
         clean = self.canceller.process(item.mic.samples, item.reference)
         chunk = AudioChunk(clean, item.mic.start_ms)
-        probability = self.guard.judge(clean, item.reference, self.vad.probability(clean),
-                                       item.mic.samples)
+        heard = self.vad.probability(clean)
+        probability = self.guard.judge(clean, item.reference, heard, item.mic.samples)
+        if not self.guard.holding:
+            self._over_ms = 0
+            if not self.segmenter.in_speech:
+                self._barged = False
+        elif heard >= self.bargein_probability:
+            self._over_ms += CHUNK_MS
         events = self.segmenter.feed(chunk, probability)
         for event in events:
             if isinstance(event, SpeechStarted):
                 self._over_avatar = speaking or self.guard.echo_active()
-                self._barged = False
                 self._chunks = self._above = 0
         if (self.segmenter.in_speech or events) and self.guard.echo_active():
             self._chunks += 1
             self._above += self.guard.last_above
         bargein = False
-        if (speaking and self.segmenter.in_speech and not self._barged
-                and self.segmenter.voiced_ms >= self.bargein_ms
-                and (self._chunks == 0 or self.guard.convinced(self._above / self._chunks))):
+        # before the utterance has started, the guard's confirmation is the evidence
+        if (speaking and not self._barged and self._over_ms >= self.bargein_ms
+                and (not self.segmenter.in_speech or self._chunks == 0
+                     or self.guard.convinced(self._above / self._chunks))):
             self._barged = bargein = True
             self.bargeins += 1
             log.info("guard: barge-in at %.2f s (%d so far)", chunk.start_ms / 1000,
