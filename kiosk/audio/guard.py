@@ -37,10 +37,12 @@ class GuardParams:
     start_echo_db: float = 0.0  # before anything is learned: echo as loud as the reference
     learn_up: float = 0.1  # the echo estimate rises faster (a louder room is dangerous)...
     learn_down: float = 0.03  # ...than it falls
-    level_step_db: float = 6.0  # both are learned per band of playback level: a loudspeaker
-    # driven harder distorts more, and distortion is not cancelled
+    level_step_db: float = 6.0  # both are also learned per band of playback level (a
+    # loudspeaker driven harder distorts more, and distortion is not cancelled)...
+    level_min_chunks: int = 50  # ...and used once the band has been heard this long
     young_db: float = 6.0  # extra margin while little of the avatar has been heard: a young
-    young_s: float = 10.0  # canceller leaves an echo that swings widely (fades out over this)
+    young_s: float = 20.0  # canceller leaves an echo that swings widely (fades out over this
+    # much of the avatar's speech, about what speex takes to converge on speech)
     doubt_db: float = 4.5  # a chunk cancelled this much worse than usual may hold the
     # visitor's voice: the echo level is not learned from it...
     doubt_rate: float = 0.005  # ...and the usual cancellation follows it only slowly (a
@@ -70,12 +72,20 @@ def echo_grams(text: str) -> set[str]:
 
 
 @dataclass
+class LevelBand:
+    echo_db: float
+    cancel_db: float
+    chunks: int = 0
+
+
+@dataclass
 class EchoGuard:
     params: GuardParams = field(default_factory=GuardParams)
-    # learned per band of playback level, while the avatar talks alone: the residual level
-    # minus the reference level, and the microphone level minus the residual level
-    echo_by_level: dict[int, float] = field(default_factory=dict)
-    cancel_by_level: dict[int, float] = field(default_factory=dict)
+    # learned while the avatar talks alone: the residual level minus the reference level, and
+    # the microphone level minus the residual level; overall, and per band of playback level
+    echo_db: float = 0.0
+    cancel_db: float = 0.0
+    bands: dict[int, LevelBand] = field(default_factory=dict)
     level_band: int = 0  # the band of the latest chunk
     gated_chunks: int = 0
     dropped_transcripts: int = 0
@@ -86,24 +96,22 @@ class EchoGuard:
     _above: collections.deque[bool] = field(default_factory=collections.deque)
     _recent_ref_db: collections.deque[float] = field(default_factory=collections.deque)
 
-    @staticmethod
-    def _learned(table: dict[int, float], band: int, default: float) -> float:
-        """The band's estimate, or the nearest band's (the louder of two equally near)."""
-        if band in table:
-            return table[band]
-        if not table:
-            return default
-        return table[min(table, key=lambda b: (abs(b - band), -b))]
+    def __post_init__(self) -> None:
+        self.echo_db = self.params.start_echo_db
 
-    @property
-    def echo_db(self) -> float:
-        """Expected residual echo relative to the playback, at the latest level."""
-        return self._learned(self.echo_by_level, self.level_band, self.params.start_echo_db)
+    def _band(self) -> LevelBand | None:
+        band = self.bands.get(self.level_band)
+        return band if band is not None and band.chunks >= self.params.level_min_chunks else None
 
-    @property
-    def cancel_db(self) -> float:
-        """What the canceller usually takes away, at the latest level."""
-        return self._learned(self.cancel_by_level, self.level_band, 0.0)
+    def expected_echo_db(self) -> float:
+        """Residual echo relative to the playback, at the latest playback level."""
+        band = self._band()
+        return self.echo_db if band is None else band.echo_db
+
+    def usual_cancel_db(self) -> float:
+        """What the canceller takes away, at the latest playback level."""
+        band = self._band()
+        return self.cancel_db if band is None else band.cancel_db
 
     def reference_db(self) -> float:
         """The loudest recent playback: echo arrives late and rings on."""
@@ -135,7 +143,7 @@ class EchoGuard:
             return probability
         ref_db = self.reference_db()
         self.level_band = int(ref_db // p.level_step_db)
-        echo_db, cancel_db = self.echo_db, self.cancel_db
+        echo_db, cancel_db = self.expected_echo_db(), self.usual_cancel_db()
         residual_db = level_dbfs(residual)
         excess_db = residual_db - ref_db - echo_db
         cancelled_db = level_dbfs(mic) - residual_db if mic is not None else 0.0
@@ -162,13 +170,16 @@ class EchoGuard:
         doubt = cancels and cancel_db - cancelled_db >= p.doubt_db
         self.learned_ms += chunk_ms
         observed = residual_db - ref_db
-        if not doubt:
-            rate = p.learn_up if observed > echo_db else p.learn_down
-            self.echo_by_level[self.level_band] = echo_db + rate * (observed - echo_db)
-        if mic is not None:
-            rate = (p.doubt_rate if doubt else
-                    p.learn_up if cancelled_db < cancel_db else p.learn_down)
-            self.cancel_by_level[self.level_band] = cancel_db + rate * (cancelled_db - cancel_db)
+        band = self.bands.setdefault(self.level_band, LevelBand(self.echo_db, self.cancel_db))
+        band.chunks += 1
+        for learner in (self, band):
+            if not doubt:
+                rate = p.learn_up if observed > learner.echo_db else p.learn_down
+                learner.echo_db += rate * (observed - learner.echo_db)
+            if mic is not None:
+                rate = (p.doubt_rate if doubt else
+                        p.learn_up if cancelled_db < learner.cancel_db else p.learn_down)
+                learner.cancel_db += rate * (cancelled_db - learner.cancel_db)
         if probability >= 0.5:
             self.gated_chunks += 1
         return 0.0
