@@ -63,6 +63,18 @@ def test_a_soft_onset_stops_the_avatar_within_a_few_chunks() -> None:
     assert hearing.bargeins == 1
 
 
+def test_a_voice_the_vad_hears_only_once_stops_the_avatar() -> None:
+    vad = ScriptedVad()
+    hearing, at_ms = _hearing_after_avatar_alone(vad)
+    stopped = []
+    for k in range(10):  # loud over the echo; the VAD says speech once, in the 4th chunk
+        vad.next = 0.3 if k == 3 else 0.1
+        stopped.append(hearing.hear(_chunk(at_ms, _noise(800), _noise(3000)), speaking=True
+                                    ).bargein)
+        at_ms += CHUNK_MS
+    assert stopped.index(True) <= 6 and hearing.bargeins == 1
+
+
 def test_a_loud_noise_the_vad_rejects_does_not_stop_the_avatar() -> None:
     vad = ScriptedVad()
     hearing, at_ms = _hearing_after_avatar_alone(vad)

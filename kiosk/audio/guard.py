@@ -119,9 +119,8 @@ class EchoGuard:
 
     @property
     def holding(self) -> bool:
-        """The visitor has been heard over the avatar and is still being let through (with
-        the guard off, everything is)."""
-        return self._hold_ms > 0 or not self.params.enabled
+        """The visitor has been heard over the avatar and is still being let through."""
+        return self._hold_ms > 0
 
     def echo_active(self) -> bool:
         return self.reference_db() > self.params.silent_ref_dbfs

@@ -33,15 +33,17 @@ class Hearing:
     guard: EchoGuard = field(default_factory=EchoGuard)
     segmenter: Segmenter = field(default_factory=Segmenter)
     bargein_ms: int = 80  # the visitor's speech over the avatar this long stops it
-    bargein_probability: float = 0.2  # speech probability that counts towards barge-in once
-    # the guard has heard a voice above the echo (the VAD is slow to reach its start-of-speech
-    # bar at a soft onset; the guard's evidence stands beside it)
+    bargein_probability: float = 0.2  # once the guard has heard a sound above the echo, its
+    # chunks above the echo or this likely speech count towards barge-in, and one must reach
+    # this (the VAD is slow to reach its start-of-speech bar at a soft onset; the guard's
+    # evidence stands beside it, the VAD's says it is a voice)
     bargeins: int = 0
     _over_avatar: bool = False  # the current utterance started while the avatar spoke
     _barged: bool = False
     _chunks: int = 0  # of the current utterance, those heard while echo was possible...
     _above: int = 0  # ...and of those, the ones above the expected echo
-    _over_ms: int = 0  # voice heard over the avatar since the guard believed it
+    _over_ms: int = 0  # heard over the avatar since the guard believed it...
+    _over_voiced: bool = False  # ...and whether any of it sounded like speech
 
     def reset(self) -> None:
         self.vad.reset()
@@ -63,12 +65,17 @@ class Hearing:
         chunk = AudioChunk(clean, item.mic.start_ms)
         heard = self.vad.probability(clean)
         probability = self.guard.judge(clean, item.reference, heard, item.mic.samples)
-        if not self.guard.holding:
+        # without the guard (the echo bench's baseline) any speech is believed
+        believed = (self.guard.holding if self.guard.params.enabled
+                    else self.segmenter.in_speech)
+        if not believed:
             self._over_ms = 0
+            self._over_voiced = False
             if not self.segmenter.in_speech:
                 self._barged = False
-        elif heard >= self.bargein_probability:
+        elif heard >= self.bargein_probability or self.guard.last_above:
             self._over_ms += CHUNK_MS
+            self._over_voiced = self._over_voiced or heard >= self.bargein_probability
         events = self.segmenter.feed(chunk, probability)
         for event in events:
             if isinstance(event, SpeechStarted):
@@ -79,7 +86,8 @@ class Hearing:
             self._above += self.guard.last_above
         bargein = False
         # before the utterance has started, the guard's confirmation is the evidence
-        if (speaking and not self._barged and self._over_ms >= self.bargein_ms
+        if (speaking and not self._barged and self._over_voiced
+                and self._over_ms >= self.bargein_ms
                 and (not self.segmenter.in_speech or self._chunks == 0
                      or self.guard.convinced(self._above / self._chunks))):
             self._barged = bargein = True
