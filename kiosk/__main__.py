@@ -493,7 +493,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--minutes", type=float,
                    help="soak: minutes of simulated conversation (default 60); echo: minutes "
                         "of avatar speech for the self-trigger count (default 10)")
-    p.add_argument("--scenes", type=int, default=20, help="echo: double-talk scenes")
+    p.add_argument("--scenes", type=int, default=40, help="echo: double-talk scenes")
     p.add_argument("--paths", type=int, default=6, help="echo: simulated rooms of each kind")
     p.add_argument("--no-jack", action="store_true", help="echo: skip the JACK device run")
     p.add_argument("--seed", type=int, default=1, help="echo: which simulated rooms and scenes")

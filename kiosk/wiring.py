@@ -114,8 +114,9 @@ def voice_activity(cfg: Config) -> Any:
     return SileroVad(model_path(load_manifest()["silero-vad"], cfg.paths.models_path()))
 
 
-def synthesizer(cfg: Config, lang: str) -> Any:
-    """The reply voice for a language: piper for English, Open JTalk for Japanese."""
+def synthesizer(cfg: Config, lang: str, *, deterministic: bool = False) -> Any:
+    """The reply voice for a language: piper for English, Open JTalk for Japanese.
+    `deterministic`: piper without its sampling noise (benchmarks that must repeat)."""
     if lang == "ja":
         from kiosk.tts.openjtalk import OpenJTalkSynthesizer
 
@@ -124,7 +125,8 @@ def synthesizer(cfg: Config, lang: str) -> Any:
     from kiosk.tts.piper import PiperSynthesizer
 
     return PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"],
-                                          cfg.paths.models_path(), volume=cfg.tts.volume)
+                                          cfg.paths.models_path(), volume=cfg.tts.volume,
+                                          deterministic=deterministic)
 
 
 def echo_canceller(cfg: Config) -> Any:
