@@ -32,11 +32,9 @@ class Hearing:
     vad: VoiceActivity
     guard: EchoGuard = field(default_factory=EchoGuard)
     segmenter: Segmenter = field(default_factory=Segmenter)
-    bargein_ms: int = 80  # the visitor's speech over the avatar this long stops it
-    bargein_probability: float = 0.2  # once the guard has heard a sound above the echo, its
-    # chunks above the echo or this likely speech count towards barge-in, and one must reach
-    # this (the VAD is slow to reach its start-of-speech bar at a soft onset; the guard's
-    # evidence stands beside it, the VAD's says it is a voice)
+    bargein_ms: int = 80  # a sound the guard believes over the avatar this long stops it...
+    bargein_probability: float = 0.2  # ...counting its chunks above the echo or this likely
+    # speech, one of them the latter (the VAD lags behind a soft onset; the guard does not)
     bargeins: int = 0
     _over_avatar: bool = False  # the current utterance started while the avatar spoke
     _barged: bool = False
