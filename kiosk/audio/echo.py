@@ -25,8 +25,6 @@ from kiosk.errors import KioskError
 # speex_echo.h / speex_preprocess.h request numbers
 _ECHO_SET_SAMPLING_RATE = 24
 _PP_SET_DENOISE = 0
-_PP_SET_ECHO_SUPPRESS = 20
-_PP_SET_ECHO_SUPPRESS_ACTIVE = 22
 _PP_SET_ECHO_STATE = 24
 
 

@@ -123,11 +123,6 @@ class Segmenter:
     def in_speech(self) -> bool:
         return self._in_speech
 
-    @property
-    def voiced_ms(self) -> int:
-        """Speech heard so far in the current utterance."""
-        return self._voiced_ms if self._in_speech else 0
-
     def feed(self, chunk: AudioChunk, probability: float) -> list[Event]:
         p = self.params
         length_ms = chunk.end_ms - chunk.start_ms or CHUNK_MS
