@@ -21,6 +21,14 @@ def portaudio() -> Any:
     return sounddevice
 
 
+def rescan() -> None:
+    """PortAudio lists devices (and sound servers such as JACK) once, when initialized: start
+    it again to see a replugged microphone or a server started since. No stream may be open."""
+    sd = portaudio()
+    sd._terminate()
+    sd._initialize()
+
+
 def device_names(kind: str) -> list[str]:
     channels = "max_input_channels" if kind == "input" else "max_output_channels"
     return [d["name"] for d in portaudio().query_devices() if d[channels] > 0]

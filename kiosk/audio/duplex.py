@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from kiosk.audio.devices import device_rate, find_device, portaudio
+from kiosk.audio.devices import device_rate, find_device, portaudio, rescan
 from kiosk.audio.format import (
     CHUNK_SAMPLES,
     RATE_HZ,
@@ -81,11 +81,7 @@ class DuplexStream:
             self.stop()
         except Exception as exc:  # a dead device may fail to stop: it is gone either way
             log.info("audio: closing the lost stream: %s", exc)
-        # PortAudio lists devices once, when initialized: a replugged USB microphone is only
-        # seen after it starts again (no stream of ours is open at this point)
-        sd = portaudio()
-        sd._terminate()
-        sd._initialize()
+        rescan()  # a replugged USB microphone (no stream of ours is open at this point)
         self._input = find_device(self._input_name, "input")
         self._output = find_device(self._output_name, "output")
         self.start()

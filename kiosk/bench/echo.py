@@ -268,12 +268,10 @@ def through_jack(far: Samples, filter_ms: int) -> Erle | None:
     except KioskError as exc:
         log.warning("echo bench: no JACK run (%s)", exc.describe())
         return None
-    from kiosk.audio.devices import portaudio
+    from kiosk.audio.devices import portaudio, rescan
     from kiosk.audio.duplex import DuplexStream
 
-    sd = portaudio()
-    sd._terminate()  # see the JACK server that may have just started
-    sd._initialize()
+    rescan()  # see the JACK server that may have just started
     stream = DuplexStream("system", "system")
     try:
         stream.start()
@@ -282,7 +280,7 @@ def through_jack(far: Samples, filter_ms: int) -> Erle | None:
         mic_all, ref_all = play_and_record(stream, far)
     finally:
         stream.stop()
-        sd._terminate()
+        portaudio()._terminate()  # let go of JACK before the server goes
         jack.stop(started)
     out = cancel(SpeexCanceller(filter_ms, suppress=False), mic_all, ref_all)
     return erle_of(mic_all[:len(out)], out)
