@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,7 @@ import numpy as np
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio import jack
 from kiosk.audio.echo import SpeexCanceller, cancel, erle_db, play_and_record
-from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples
+from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, chunks
 from kiosk.audio.guard import EchoGuard, GuardParams
 from kiosk.audio.hearing import Hearing
 from kiosk.audio.stream import DuplexChunk
@@ -128,9 +129,18 @@ def _hearing(vad: SileroVad, filter_ms: int, guarded: bool) -> Hearing:
 
 def _recognize(asr: PocketsphinxRecognizer, audio: Samples) -> str:
     asr.start()
-    for i in range(0, len(audio), CHUNK_SAMPLES):
-        asr.accept(audio[i:i + CHUNK_SAMPLES])
+    for chunk in chunks(audio):
+        asr.accept(chunk.samples)
     return asr.finish().strip()
+
+
+def _heard_chunks(mic: Samples, far: Samples, start_ms: int = 0
+                  ) -> Iterator[tuple[int, DuplexChunk]]:
+    """(offset, chunk) as the duplex stream pairs them: the microphone with the playback."""
+    for offset in range(0, len(far) - CHUNK_SAMPLES + 1, CHUNK_SAMPLES):
+        yield offset, DuplexChunk(
+            AudioChunk(mic[offset:offset + CHUNK_SAMPLES],
+                       start_ms + offset * 1000 // RATE_HZ), far[offset:offset + CHUNK_SAMPLES])
 
 
 def self_triggers(material: Material, room: list[Path], vad: SileroVad,
@@ -155,12 +165,9 @@ def self_triggers(material: Material, room: list[Path], vad: SileroVad,
             echo = path.echo(far)
             mic = mix(echo, _noise_for(path, len(far), rms(echo)))
             speech_ms += len(reply) * 1000 // RATE_HZ
-            for offset in range(0, len(far) - CHUNK_SAMPLES + 1, CHUNK_SAMPLES):
-                item = DuplexChunk(AudioChunk(mic[offset:offset + CHUNK_SAMPLES], at_ms),
-                                   far[offset:offset + CHUNK_SAMPLES])
+            for offset, item in _heard_chunks(mic, far, at_ms):
                 heard = hearing.hear(item, speaking=offset < len(reply))
                 stops += heard.bargein  # the avatar would have stopped itself
-                at_ms += CHUNK_MS
                 for event in heard.events:
                     if not isinstance(event, Utterance):
                         continue
@@ -174,6 +181,7 @@ def self_triggers(material: Material, room: list[Path], vad: SileroVad,
                         continue
                     triggers += 1
                     heard_words.append(transcript)
+            at_ms += len(far) // CHUNK_SAMPLES * CHUNK_MS
         gated += hearing.guard.gated_chunks
         dropped += hearing.guard.dropped_transcripts
         weak += hearing.guard.weak_utterances
@@ -222,10 +230,7 @@ def double_talk(material: Material, room: list[Path], vad: SileroVad,
         hearing = _hearing(vad, filter_ms, guarded=True)
         hearing.reset()
         outcomes.append(("nonlinear " if path.nonlinear else "linear ") + "missed")
-        for offset in range(0, len(far) - CHUNK_SAMPLES + 1, CHUNK_SAMPLES):
-            item = DuplexChunk(AudioChunk(mic[offset:offset + CHUNK_SAMPLES],
-                                          offset * 1000 // RATE_HZ),
-                               far[offset:offset + CHUNK_SAMPLES])
+        for offset, item in _heard_chunks(mic, far):
             if not hearing.hear(item, speaking=True).bargein:
                 continue
             noticed = offset + CHUNK_SAMPLES
@@ -244,11 +249,12 @@ def double_talk(material: Material, room: list[Path], vad: SileroVad,
             detected += 1
             within += latency_ms <= 300
             break
+    latency = percentiles(latencies)
     return {
         "detect_rate": round(detected / max(scenes, 1), 3),
         "within_300ms_rate": round(within / max(scenes, 1), 3),
-        "latency_ms_p95": percentiles(latencies)["p95"],
-        "latency_ms_p50": percentiles(latencies)["p50"],
+        "latency_ms_p95": latency["p95"],
+        "latency_ms_p50": latency["p50"],
         "false_alarms": false_alarms,
         "stops_while_converging": warming_stops,
         "scenes": scenes,
