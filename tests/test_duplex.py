@@ -21,10 +21,11 @@ def test_reply_is_played_and_captured_back_over_a_loopback(jack_server: None,
                                                            models_dir: Path) -> None:
     from kiosk.audio.duplex import DuplexStream
     from kiosk.models import load_manifest
+    from kiosk.tts import spoken
     from kiosk.tts.piper import PiperSynthesizer
 
     tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir)
-    reply = np.concatenate([s.samples for s in tts.synthesize("The cafe is on the ground floor.")])
+    reply = spoken(tts, "The cafe is on the ground floor.")
     stream = DuplexStream("system", "system")
     stream.start()
     try:

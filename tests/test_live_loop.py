@@ -57,13 +57,14 @@ def test_a_spoken_question_gets_a_spoken_answer(jack_server: None, models_dir: P
     from kiosk.models import load_manifest, model_path
     from kiosk.retrieval.embedder import load_embedder
     from kiosk.retrieval.index import build_index
+    from kiosk.tts import spoken
     from kiosk.tts.piper import PiperSynthesizer
 
     manifest = load_manifest()
     embedder = load_embedder(manifest["e5-small-int8"], models_dir)
     brain = Brain(build_index(DEMO_SITE, embedder), embedder)
     tts = PiperSynthesizer.from_manifest(manifest["piper-joe-en"], models_dir)
-    question = np.concatenate([s.samples for s in tts.synthesize("Where can I park my car?")])
+    question = spoken(tts, "Where can I park my car?")
     recording = np.concatenate([np.zeros(RATE_HZ // 2, dtype=np.int16), question,
                                 np.zeros(RATE_HZ, dtype=np.int16)])
     wav = tmp_path / "question.wav"

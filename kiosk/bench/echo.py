@@ -43,6 +43,7 @@ from kiosk.errors import KioskError
 from kiosk.eval import load_dialogues
 from kiosk.retrieval.site import load_site
 from kiosk.text import sentences
+from kiosk.tts import spoken
 from kiosk.tts.piper import PiperSynthesizer
 from kiosk.wiring import synthesizer, voice_activity
 
@@ -68,15 +69,14 @@ def _material(tts: PiperSynthesizer, reply_s: float, questions: int) -> Material
     total = 0.0
     for i in range(0, len(said), 3):
         text = " ".join(said[i:i + 3])
-        audio = np.concatenate([s.samples for s in tts.synthesize(text)])
+        audio = spoken(tts, text)
         replies.append((text, audio))
         total += len(audio) / RATE_HZ
         if total >= reply_s:
             break
     asked = [t.user for d in load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")
              for t in d.turns if t.act is None and len(t.user.split()) >= 4][:questions]
-    voiced = [(q, other_voice(np.concatenate([s.samples for s in tts.synthesize(q)])))
-              for q in asked]
+    voiced = [(q, other_voice(spoken(tts, q))) for q in asked]
     return Material(replies, voiced)
 
 

@@ -24,7 +24,7 @@ from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.recorded import RecordedStream
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import load_dialogues
-from kiosk.tts import Synthesizer
+from kiosk.tts import Synthesizer, spoken
 from kiosk.wiring import load_brain, synthesizer, voice_activity
 
 WARM_UP_MS = 120_000  # stream time before the "start" figures are taken
@@ -50,16 +50,15 @@ def conversation(tts: Synthesizer, minutes: float) -> Iterator[Samples]:
     rng = np.random.default_rng(7)
     floor = (rng.standard_normal(RATE_HZ) * 30).astype(np.int16)  # about -60 dBFS
     dialogues = load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")
-    spoken: dict[str, Samples] = {}
+    said: dict[str, Samples] = {}
     limit = int(minutes * 60 * RATE_HZ)
     total = 0
     while True:
         for dialogue in dialogues:
             for turn in dialogue.turns:
-                if turn.user not in spoken:
-                    spoken[turn.user] = np.concatenate(
-                        [s.samples for s in tts.synthesize(turn.user)]) // 2 + floor[0]
-                for piece in [spoken[turn.user], *[floor] * REPLY_ROOM_S]:
+                if turn.user not in said:
+                    said[turn.user] = spoken(tts, turn.user) // 2 + floor[0]
+                for piece in [said[turn.user], *[floor] * REPLY_ROOM_S]:
                     yield piece
                     total += len(piece)
                 if total >= limit:

@@ -24,6 +24,7 @@ from kiosk.audio.recorded import RecordedStream
 from kiosk.bench import percentiles
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import load_dialogues
+from kiosk.tts import spoken
 from kiosk.wiring import load_brain, synthesizer, voice_activity
 
 
@@ -49,18 +50,18 @@ def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
     questions = [t.user for d in load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")
                  for t in d.turns if t.act is None][:utterances]
     synth_s = audio_s = 0.0
-    spoken: list[Samples] = []
+    asked: list[Samples] = []
     for question in questions:
         start = time.perf_counter()
-        spoken.append(np.concatenate([s.samples for s in tts.synthesize(question)]))
+        asked.append(spoken(tts, question))
         synth_s += time.perf_counter() - start
-        audio_s += len(spoken[-1]) / RATE_HZ
+        audio_s += len(asked[-1]) / RATE_HZ
     # One loop, as on the device, hears every question. Each comes after a pause longer than
     # the loop's new-visitor pause, so each is a fresh visitor's first question.
-    loop = VoiceLoop(RecordedStream(_recording(spoken), keep_speaker=False), brain, vad,
+    loop = VoiceLoop(RecordedStream(_recording(asked), keep_speaker=False), brain, vad,
                      PocketsphinxRecognizer(), {"en": tts, "ja": tts})
     heard: dict[int, list[TurnRecord]] = {}
-    spans = _spans(spoken)
+    spans = _spans(asked)
     loop.on_turn = lambda turn: heard.setdefault(_which(spans, turn.speech_start_ms),
                                                  []).append(turn)
     try:
@@ -99,19 +100,19 @@ LEAD_S = 1
 GAP_S = 50  # the reply plays, then a pause longer than VoiceLoop.new_visitor_after_ms
 
 
-def _recording(spoken: list[Samples]) -> Iterator[Samples]:
+def _recording(asked: list[Samples]) -> Iterator[Samples]:
     quiet = np.zeros(RATE_HZ, dtype=np.int16)
-    for speech in spoken:
+    for speech in asked:
         yield from [quiet] * LEAD_S
         yield speech
         yield from [quiet] * GAP_S
 
 
-def _spans(spoken: list[Samples]) -> list[tuple[int, int]]:
+def _spans(asked: list[Samples]) -> list[tuple[int, int]]:
     """Where each question lies in the recording, in ms."""
     spans = []
     at_ms = 0
-    for speech in spoken:
+    for speech in asked:
         at_ms += LEAD_S * 1000
         length_ms = len(speech) * 1000 // RATE_HZ
         spans.append((at_ms, at_ms + length_ms))

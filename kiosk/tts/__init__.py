@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 from kiosk.audio.format import Samples
 
 
@@ -20,3 +22,9 @@ class Synthesizer(Protocol):
     lang: str
 
     def synthesize(self, text: str) -> Iterator[Speech]: ...
+
+
+def spoken(voice: Synthesizer, text: str) -> Samples:
+    """All of a text's audio in one piece (benchmarks and tests; the loop plays it sentence
+    by sentence)."""
+    return np.concatenate([piece.samples for piece in voice.synthesize(text)])
