@@ -13,7 +13,7 @@ import mimetypes
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from kiosk.app import Playback, VoiceLoop
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
 _LOCAL_ORIGIN = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$")
@@ -152,26 +153,16 @@ class AvatarServer:
         self.publish(Heard(text, final))
 
 
+def _both(first: Callable[P, None], then: Callable[P, None]) -> Callable[P, None]:
+    def both(*args: P.args, **kwargs: P.kwargs) -> None:
+        first(*args, **kwargs)
+        then(*args, **kwargs)
+    return both
+
+
 def attach(server: AvatarServer, loop: VoiceLoop) -> None:
     """Feed the server from the loop, beside the listeners the loop has already."""
-    before_state, before_playback = loop.on_state, loop.on_playback
-    before_stop, before_heard = loop.on_stop, loop.on_heard
-
-    def on_state(state: str) -> None:
-        before_state(state)
-        server.on_state(state)
-
-    def on_playback(playback: Playback) -> None:
-        before_playback(playback)
-        server.on_playback(playback)
-
-    def on_stop(reason: str) -> None:
-        before_stop(reason)
-        server.on_stop(reason)
-
-    def on_heard(text: str, final: bool) -> None:
-        before_heard(text, final)
-        server.on_heard(text, final)
-
-    loop.on_state, loop.on_playback, loop.on_stop, loop.on_heard = (
-        on_state, on_playback, on_stop, on_heard)
+    loop.on_state = _both(loop.on_state, server.on_state)
+    loop.on_playback = _both(loop.on_playback, server.on_playback)
+    loop.on_stop = _both(loop.on_stop, server.on_stop)
+    loop.on_heard = _both(loop.on_heard, server.on_heard)
