@@ -206,8 +206,13 @@ class EchoReport:
     erle_db: float  # after convergence (the last half of the probe)
     erle_first_s_db: float
 
+    @property
+    def inaudible(self) -> bool:
+        """The microphone hears (almost) nothing of the loudspeaker."""
+        return self.echo_level_db < -50
+
     def advice(self) -> str:
-        if self.echo_level_db < -50:
+        if self.inaudible:
             return ("the microphone hears almost nothing of the loudspeaker: check the cable, "
                     "or the array's own cancellation works already")
         tips = []
