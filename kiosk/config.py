@@ -84,6 +84,8 @@ class EchoConfig:
     filter_length_ms: int = setting(256, "length of the software canceller's filter",
                                     low=16, high=512)
     delay_ms: int = setting(0, "extra delay of the playback reference", low=0, high=500)
+    loudspeaker: str = setting("auto", "the loudspeaker's soft clipping: learned while it "
+                                       "plays, or assumed absent", choices=("auto", "linear"))
 
 
 @dataclass(frozen=True)

@@ -121,7 +121,8 @@ def check_echo(cfg: Config) -> Check:
             return Check("echo", FAIL, "echo.mode speex but libspeexdsp is not installed",
                          "apt-get install libspeexdsp1")
         return Check("echo", OK, f"software cancellation, filter {cfg.echo.filter_length_ms} "
-                     f"ms, delay {cfg.echo.delay_ms} ms; measure it: kiosk doctor --echo")
+                     f"ms, delay {cfg.echo.delay_ms} ms, loudspeaker {cfg.echo.loudspeaker}; "
+                     "measure it: kiosk doctor --echo")
     return Check("echo", OK, "hardware: the microphone array cancels echo; measure it: "
                  "kiosk doctor --echo")
 
@@ -142,7 +143,8 @@ def check_echo_measured(cfg: Config, probe_s: float = 6.0) -> Check:
     report = measure(cfg.echo.mode, mic, reference, echo_canceller(cfg))
     detail = (f"mode {cfg.echo.mode}: delay {report.delay_ms:.0f} ms, echo at the microphone "
               f"{-report.echo_level_db:.0f} dB under the playback, ERLE {report.erle_db:.1f} dB "
-              f"after convergence ({report.erle_first_s_db:.1f} dB in the first second)")
+              f"after convergence ({report.erle_first_s_db:.1f} dB in the first second)"
+              + (f"; loudspeaker: {report.loudspeaker}" if report.loudspeaker else ""))
     advice = report.advice()
     if report.inaudible:
         return Check("echo-probe", OK, detail, advice)

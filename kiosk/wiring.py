@@ -130,7 +130,9 @@ def synthesizer(cfg: Config, lang: str, *, deterministic: bool = False) -> Any:
 
 
 def echo_canceller(cfg: Config) -> Any:
-    """The canceller echo.mode asks for (speex with its filter and delay, or pass-through)."""
+    """The canceller echo.mode asks for (speex with its filter, delay and loudspeaker model,
+    or pass-through)."""
     from kiosk.audio.echo import make_canceller
 
-    return make_canceller(cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms)
+    return make_canceller(cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms,
+                          cfg.echo.loudspeaker)

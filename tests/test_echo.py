@@ -69,3 +69,18 @@ def test_delay_estimate_and_report() -> None:
     assert report.delay_ms == pytest.approx(60.0, abs=1.0)
     assert report.erle_db > 25.0 and -10.0 < report.echo_level_db < 0.0
     assert "echo.delay_ms 40" in report.advice()
+
+
+def test_the_loudspeaker_model_follows_the_config() -> None:
+    learning = make_canceller("speex", 256, 0, "auto")
+    plain = make_canceller("speex", 256, 0, "linear")
+    assert isinstance(learning, SpeexCanceller) and learning.loudspeaker is not None
+    assert isinstance(plain, SpeexCanceller) and plain.loudspeaker is None
+
+
+def test_the_report_names_what_it_learned_of_the_loudspeaker() -> None:
+    far = probe_signal(8.0)
+    mic = _room(far, delay=320)
+    learned = measure("speex", mic, far, make_canceller("speex", 256, 0, "auto"))
+    assert learned.loudspeaker == "linear"  # the probe played through a linear room
+    assert measure("speex", mic, far, SpeexCanceller(256)).loudspeaker == ""

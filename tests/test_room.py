@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from kiosk.audio.echo import SpeexCanceller, cancel, erle_db
-from kiosk.bench.room import Path, mix, other_voice, paths, rms, speex_notch
+from kiosk.audio.echo_filter import notch_signal
+from kiosk.bench.room import Path, mix, other_voice, paths, rms
 
 
 def test_paths_cover_the_ranges_and_repeat() -> None:
@@ -37,5 +38,5 @@ def test_noise_level_and_other_voice() -> None:
 def test_the_notch_model_matches_libspeexdsp() -> None:
     noise = Path(20, 200, 15.0, False, 4).noise(32000, speech_rms=2000.0)
     out = cancel(SpeexCanceller(128, suppress=False), mix(noise), np.zeros(32000, np.int16))
-    modelled = speex_notch(noise[: len(out)])
+    modelled = notch_signal(noise[: len(out)])
     assert erle_db(modelled, out.astype(np.float64) - modelled) > 40.0

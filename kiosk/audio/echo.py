@@ -3,8 +3,9 @@
 Modes (`echo.mode`): `hardware`, the microphone array cancels echo itself and audio passes
 through; `speex`, software cancellation with libspeexdsp (Debian: libspeexdsp1) through ctypes,
 fed the playback chunk the duplex stream pairs with each captured chunk, delayed by
-`echo.delay_ms`; `off`. The speex state is not thread-safe: one canceller lives in one
-single-worker executor.
+`echo.delay_ms`, shaped by the loudspeaker's learned saturation (`loudspeaker.py`), with the
+time average of its filter beside it (`echo_filter.py`); `off`. The speex state is not
+thread-safe: one canceller lives in one single-worker executor.
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from kiosk.audio.echo_filter import AveragedFilter, DcNotch
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, Samples
+from kiosk.audio.loudspeaker import SaturationEstimator
 from kiosk.audio.stream import AudioStream
 from kiosk.errors import KioskError
 
 # speex_echo.h / speex_preprocess.h request numbers
 _ECHO_SET_SAMPLING_RATE = 24
+_ECHO_GET_IMPULSE_RESPONSE_SIZE = 27
+_ECHO_GET_IMPULSE_RESPONSE = 29
 _PP_SET_DENOISE = 0
 _PP_SET_ECHO_STATE = 24
 
@@ -97,18 +102,38 @@ class DelayLine:
 FRAME_SAMPLES = CHUNK_SAMPLES // 2
 
 
+# Each frame, the canceller's output is the filter's own or its time average's (echo_filter),
+# whichever left less over about this many frames (exponential).
+CHOICE_FRAMES = 20
+
+
 class SpeexCanceller:
-    """libspeexdsp's MDF adaptive filter plus its residual-echo suppressor."""
+    """libspeexdsp's MDF adaptive filter, the time average of that filter, and libspeexdsp's
+    residual-echo suppressor."""
 
     name = "speex"
 
     def __init__(self, filter_length_ms: int = 256, delay_ms: int = 0, *,
-                 suppress: bool = True) -> None:
+                 suppress: bool = True, loudspeaker: SaturationEstimator | None = None,
+                 average_s: float = 5.0) -> None:
         self._lib = _library()
+        # learns the loudspeaker's soft clipping; None: the reference is used as played
+        self.loudspeaker = loudspeaker
         taps = RATE_HZ * filter_length_ms // 1000
         self._echo = self._lib.speex_echo_state_init(FRAME_SAMPLES, taps)
         rate = ctypes.c_int(RATE_HZ)
         self._lib.speex_echo_ctl(self._echo, _ECHO_SET_SAMPLING_RATE, ctypes.byref(rate))
+        self._average: AveragedFilter | None = None
+        if average_s > 0:
+            size = ctypes.c_int(0)
+            self._lib.speex_echo_ctl(self._echo, _ECHO_GET_IMPULSE_RESPONSE_SIZE,
+                                     ctypes.byref(size))
+            self._taps = np.zeros(size.value, dtype=np.int32)
+            self._average = AveragedFilter(size.value, average_s)
+            self._notch = DcNotch()
+        self._chunks = 0
+        self._own_power = self._averaged_power = 0.0
+        self.frames = self.averaged_frames = 0  # how often the average's output was used
         self._pre: int | None = None
         if suppress:
             self._pre = self._lib.speex_preprocess_state_init(FRAME_SAMPLES, RATE_HZ)
@@ -126,18 +151,55 @@ class SpeexCanceller:
         near = np.ascontiguousarray(mic, dtype=np.int16)
         if len(near) != CHUNK_SAMPLES or len(ref) != CHUNK_SAMPLES:
             return mic  # a short last chunk of a recording: nothing to learn from
+        if self.loudspeaker is not None:
+            self.loudspeaker.observe(near, ref)
+            ref = self.loudspeaker.current.apply(ref)
+        averaged = None
+        if self._average is not None:
+            # the average's echo taken from the microphone notched as libspeexdsp notches it
+            echo = self._average.predict(ref)
+            if self._average.ready:
+                left = self._notch.apply(near) - echo
+                averaged = np.clip(np.rint(left), -32768, 32767).astype(np.int16)
+            else:
+                self._notch.apply(near)
         out = np.empty(CHUNK_SAMPLES, dtype=np.int16)
         for start in range(0, CHUNK_SAMPLES, FRAME_SAMPLES):
             at = start * 2  # bytes
             self._lib.speex_echo_cancellation(self._echo, near.ctypes.data + at,
                                               ref.ctypes.data + at, out.ctypes.data + at)
+            if averaged is not None:
+                self._choose(out, averaged, slice(start, start + FRAME_SAMPLES))
             if self._pre is not None:
                 self._lib.speex_preprocess_run(self._pre, out.ctypes.data + at)
+        self._chunks += 1
+        if self._average is not None and self._chunks % self._average.every_chunks == 0:
+            self._lib.speex_echo_ctl(self._echo, _ECHO_GET_IMPULSE_RESPONSE,
+                                     self._taps.ctypes.data)
+            # libspeexdsp scales the taps by 32767 and by its FFT's length (two frames)
+            self._average.learn(self._taps / (32767.0 * 2 * FRAME_SAMPLES))
         return out
 
+    def _choose(self, out: Samples, averaged: Samples, frame: slice) -> None:
+        """Put the average's output into `out[frame]` if it has lately left less."""
+        keep = 1.0 - 1.0 / CHOICE_FRAMES
+        own_power = float(np.mean(out[frame].astype(np.float64) ** 2))
+        averaged_power = float(np.mean(averaged[frame].astype(np.float64) ** 2))
+        self._own_power = keep * self._own_power + (1 - keep) * own_power
+        self._averaged_power = keep * self._averaged_power + (1 - keep) * averaged_power
+        self.frames += 1
+        if self._averaged_power < self._own_power:
+            out[frame] = averaged[frame]
+            self.averaged_frames += 1
+
     def reset(self) -> None:
+        # the loudspeaker's saturation is kept: the same loudspeaker plays on
         self._lib.speex_echo_state_reset(self._echo)
         self._delay = DelayLine(self._delay_ms)
+        if self._average is not None:
+            self._average.reset()
+            self._notch.reset()
+        self._own_power = self._averaged_power = 0.0
 
     def close(self) -> None:
         if self._pre is not None:
@@ -151,9 +213,11 @@ class SpeexCanceller:
         self.close()
 
 
-def make_canceller(mode: str, filter_length_ms: int = 256, delay_ms: int = 0) -> EchoCanceller:
+def make_canceller(mode: str, filter_length_ms: int = 256, delay_ms: int = 0,
+                   loudspeaker: str = "auto") -> EchoCanceller:
     if mode == "speex":
-        return SpeexCanceller(filter_length_ms, delay_ms)
+        return SpeexCanceller(filter_length_ms, delay_ms, loudspeaker=SaturationEstimator()
+                              if loudspeaker == "auto" else None)
     return PassThrough(mode)
 
 
@@ -205,6 +269,7 @@ class EchoReport:
     echo_level_db: float  # echo at the microphone relative to what was played
     erle_db: float  # after convergence (the last half of the probe)
     erle_first_s_db: float
+    loudspeaker: str = ""  # the saturation learned over the probe ("" when none is learned)
 
     @property
     def inaudible(self) -> bool:
@@ -234,9 +299,11 @@ def measure(mode: str, mic: Samples, reference: Samples, canceller: EchoCancelle
     n = len(out)
     mic, reference = mic[:n], reference[:n]
     half, first = n // 2, min(n, RATE_HZ)
+    learned = getattr(canceller, "loudspeaker", None)
     return EchoReport(mode, estimate_delay_ms(mic, reference),
                       -erle_db(reference, mic) if n else -120.0,
-                      erle_db(mic[half:], out[half:]), erle_db(mic[:first], out[:first]))
+                      erle_db(mic[half:], out[half:]), erle_db(mic[:first], out[:first]),
+                      str(learned.current) if isinstance(learned, SaturationEstimator) else "")
 
 
 def play_and_record(stream: AudioStream, far: Samples, tail_s: float = 0.5,

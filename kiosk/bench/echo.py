@@ -7,10 +7,11 @@ and background noise. Levels at the microphone: the visitor's voice 6 dB under t
 loudspeaker is nearer than the visitor), the noise 10-20 dB under the visitor's voice. Near end:
 the demo's questions in another voice (piper, read 12% faster: higher and quicker).
 
-Figures: ERLE of the adaptive filter after convergence (the second half of a minute of
-replies; the canceller runs all day, and on speech it still gains a few dB between 10 and 30 s:
-the curve per 10 s is in the detail) and in the first second, per path, measured on the echo
-itself (the noise that passes through is subtracted, as libspeexdsp filters it);
+Figures: ERLE of the canceller's filters (libspeexdsp's and its time average, whichever the
+canceller uses; the residual-echo suppressor off) after convergence (the second half of a
+minute of replies; the canceller runs all day, and on speech it still gains a few dB between 10
+and 30 s: the curve per 10 s is in the detail) and in the first second, per path, measured on
+the echo itself (the noise that passes through is subtracted, as libspeexdsp filters it);
 self-triggered turns over minutes of avatar speech with no visitor, with and without the
 guard; barge-in detection and latency over double-talk scenes; the recognizer's word error
 rate on the visitor's question with and without cancellation.
@@ -30,13 +31,15 @@ import numpy as np
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio import jack
 from kiosk.audio.echo import SpeexCanceller, cancel, erle_db, play_and_record
+from kiosk.audio.echo_filter import notch_signal
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, chunks
 from kiosk.audio.guard import EchoGuard, GuardParams
 from kiosk.audio.hearing import Hearing
+from kiosk.audio.loudspeaker import SaturationEstimator
 from kiosk.audio.stream import DuplexChunk
 from kiosk.audio.vad import Segmenter, SileroVad, Utterance
 from kiosk.bench import percentiles
-from kiosk.bench.room import Path, mix, other_voice, paths, rms, speex_notch
+from kiosk.bench.room import Path, mix, other_voice, paths, rms
 from kiosk.bench.voice import word_errors
 from kiosk.config import DEMO_DIR, DEMO_SITE, Config
 from kiosk.errors import KioskError
@@ -113,18 +116,42 @@ def erle_of(echo: np.ndarray, residual: np.ndarray) -> Erle:
                 erle_db(echo[:RATE_HZ], residual[:RATE_HZ]), curve)
 
 
-def erle_on_path(path: Path, far: Samples, filter_ms: int) -> Erle:
-    """ERLE of the adaptive filter on one room, measured on the echo alone."""
+@dataclass(frozen=True)
+class Cancellers:
+    """Fresh cancellers, configured as the appliance's (echo.filter_length_ms,
+    echo.loudspeaker)."""
+
+    filter_ms: int
+    loudspeaker: str  # "auto": the loudspeaker's saturation is learned; "linear"
+
+    def make(self, *, suppress: bool = True) -> SpeexCanceller:
+        learned = SaturationEstimator() if self.loudspeaker == "auto" else None
+        return SpeexCanceller(self.filter_ms, suppress=suppress, loudspeaker=learned)
+
+
+def erle_on_path(path: Path, far: Samples, cancellers: Cancellers
+                 ) -> tuple[Erle, SpeexCanceller]:
+    """ERLE of the canceller's filters (without the residual-echo suppressor) on one room,
+    measured on the echo alone, and the canceller as the room left it."""
     echo = path.echo(far)
     noise = _noise_for(path, len(far), rms(echo))
-    out = cancel(SpeexCanceller(filter_ms, suppress=False), mix(echo, noise), far)
+    canceller = cancellers.make(suppress=False)
+    out = cancel(canceller, mix(echo, noise), far)
     n = len(out)
-    return erle_of(speex_notch(echo[:n]), out.astype(np.float64) - speex_notch(noise[:n]))
+    residual = out.astype(np.float64) - notch_signal(noise[:n])
+    return erle_of(notch_signal(echo[:n]), residual), canceller
 
 
-def _hearing(vad: SileroVad, filter_ms: int, guarded: bool) -> Hearing:
+def cpu_percent(canceller: SpeexCanceller, mic: Samples, far: Samples) -> float:
+    """Processor time of a canceller, in percent of one core of this machine."""
+    started = time.process_time()
+    cancel(canceller, mic, far)
+    return 100.0 * (time.process_time() - started) / (len(far) / RATE_HZ)
+
+
+def _hearing(vad: SileroVad, cancellers: Cancellers, guarded: bool) -> Hearing:
     params = GuardParams(enabled=guarded)
-    return Hearing(SpeexCanceller(filter_ms), vad, EchoGuard(params), Segmenter())
+    return Hearing(cancellers.make(), vad, EchoGuard(params), Segmenter())
 
 
 def _recognize(asr: PocketsphinxRecognizer, audio: Samples) -> str:
@@ -144,7 +171,7 @@ def _heard_chunks(mic: Samples, far: Samples, start_ms: int = 0
 
 
 def self_triggers(material: Material, room: list[Path], vad: SileroVad,
-                  asr: PocketsphinxRecognizer, filter_ms: int, guarded: bool,
+                  asr: PocketsphinxRecognizer, cancellers: Cancellers, guarded: bool,
                   minutes: float) -> dict[str, float]:
     """The avatar talks, nobody else does: every turn the loop would start is a self-trigger.
     The replies (repeated as needed for `minutes`) are shared out over the rooms; each room
@@ -156,7 +183,7 @@ def self_triggers(material: Material, room: list[Path], vad: SileroVad,
     speech_ms = triggers = utterances = gated = dropped = weak = stops = 0
     heard_words: list[str] = []
     for r, path in enumerate(room):
-        hearing = _hearing(vad, filter_ms, guarded)
+        hearing = _hearing(vad, cancellers, guarded)
         hearing.reset()
         at_ms = 0
         for text, reply in replies[r * share:(r + 1) * share]:
@@ -195,7 +222,7 @@ def self_triggers(material: Material, room: list[Path], vad: SileroVad,
 
 
 def double_talk(material: Material, room: list[Path], vad: SileroVad,
-                asr: PocketsphinxRecognizer, filter_ms: int, scenes: int, seed: int = 11
+                asr: PocketsphinxRecognizer, cancellers: Cancellers, scenes: int, seed: int = 11
                 ) -> dict[str, Any]:
     """The visitor talks over the avatar: when is it noticed, and what is understood."""
     rng = np.random.default_rng(seed)
@@ -220,14 +247,14 @@ def double_talk(material: Material, room: list[Path], vad: SileroVad,
         near[start:end] = voice[: end - start] * visitor_gain
         mic = mix(echo, near, _noise_for(path, len(far), rms(echo)))
         # recognition with the avatar talking on (the worst case), with and without cancelling
-        cleaned = cancel(SpeexCanceller(filter_ms), mic, far)
+        cleaned = cancel(cancellers.make(), mic, far)
         lo, hi = max(0, start - RATE_HZ // 4), min(len(cleaned), end + RATE_HZ // 2)
         e, n = word_errors(question, _recognize(asr, cleaned[lo:hi]))
         errors_aec += e
         words += n
         errors_raw += word_errors(question, _recognize(asr, mic[lo:hi]))[0]
         # detection: chunk by chunk, as the loop hears it while the avatar talks on
-        hearing = _hearing(vad, filter_ms, guarded=True)
+        hearing = _hearing(vad, cancellers, guarded=True)
         hearing.reset()
         outcomes.append(("nonlinear " if path.nonlinear else "linear ") + "missed")
         for offset, item in _heard_chunks(mic, far):
@@ -264,7 +291,7 @@ def double_talk(material: Material, room: list[Path], vad: SileroVad,
     }
 
 
-def through_jack(far: Samples, filter_ms: int) -> Erle | None:
+def through_jack(far: Samples, cancellers: Cancellers) -> Erle | None:
     """ERLE of the canceller on a real duplex stream: JACK's dummy device, playback connected
     back into capture. None when JACK is not installed."""
     if shutil.which("jackd") is None:
@@ -288,13 +315,13 @@ def through_jack(far: Samples, filter_ms: int) -> Erle | None:
         stream.stop()
         portaudio()._terminate()  # let go of JACK before the server goes
         jack.stop(started)
-    out = cancel(SpeexCanceller(filter_ms, suppress=False), mic_all, ref_all)
+    out = cancel(cancellers.make(suppress=False), mic_all, ref_all)
     return erle_of(mic_all[:len(out)], out)
 
 
 def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
         scenes: int = 40, jack: bool = True, seed: int = 1) -> dict[str, Any]:
-    filter_ms = cfg.echo.filter_length_ms
+    cancellers = Cancellers(cfg.echo.filter_length_ms, cfg.echo.loudspeaker)
     # piper without its sampling noise: the same code prints the same figures every run
     # (with it, barge-in within 300 ms moved by 5-10 points from run to run)
     tts = synthesizer(cfg, "en", deterministic=True)
@@ -307,17 +334,29 @@ def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
     per_path: dict[str, list[dict[str, Any]]] = {"linear": [], "nonlinear": []}
     for kind, room in (("linear", linear), ("nonlinear", nonlinear)):
         for path in room:
-            got = erle_on_path(path, far, filter_ms)
+            got, canceller = erle_on_path(path, far, cancellers)
+            learned = canceller.loudspeaker
             per_path[kind].append({"delay_ms": round(path.delay_ms), "reverb_ms":
                                    round(path.reverb_ms), "snr_db": round(path.snr_db, 1),
                                    "erle_db": round(got.converged_db, 1),
                                    "first_second_db": round(got.first_second_db, 1),
-                                   "curve_db": [round(v, 1) for v in got.curve_db]})
+                                   "curve_db": [round(v, 1) for v in got.curve_db],
+                                   "loudspeaker_learned": "" if learned is None else
+                                   str(learned.current),
+                                   "averaged_filter_used": round(
+                                       canceller.averaged_frames / max(canceller.frames, 1),
+                                       2)})
+    # the whole canceller (filter, suppressor, loudspeaker model) on a soft-clipping room
+    echo = nonlinear[0].echo(far)
+    heard = mix(echo, _noise_for(nonlinear[0], len(far), rms(echo)))
+    cpu = {"canceller": round(cpu_percent(cancellers.make(), heard, far), 2),
+           "without_loudspeaker_model": round(cpu_percent(
+               Cancellers(cancellers.filter_ms, "linear").make(), heard, far), 2)}
     mixed_room = [p for pair in zip(linear, nonlinear, strict=True) for p in pair]
-    guarded = self_triggers(material, mixed_room, vad, asr, filter_ms, True, avatar_minutes)
-    unguarded = self_triggers(material, mixed_room, vad, asr, filter_ms, False, avatar_minutes)
-    talk = double_talk(material, mixed_room, vad, asr, filter_ms, scenes, seed=seed + 10)
-    jack_erle = through_jack(far, filter_ms) if jack else None
+    guarded = self_triggers(material, mixed_room, vad, asr, cancellers, True, avatar_minutes)
+    unguarded = self_triggers(material, mixed_room, vad, asr, cancellers, False, avatar_minutes)
+    talk = double_talk(material, mixed_room, vad, asr, cancellers, scenes, seed=seed + 10)
+    jack_erle = through_jack(far, cancellers) if jack else None
 
     def mean(kind: str, key: str) -> float:
         return round(float(np.mean([p[key] for p in per_path[kind]])), 1)
@@ -342,5 +381,7 @@ def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
                                       [round(v, 1) for v in jack_erle.curve_db]},
                    "self_triggers": guarded,
                    "self_triggers_without_guard": unguarded, "double_talk": talk,
-                   "filter_length_ms": filter_ms, "seed": seed},
+                   "cpu_percent_of_a_core": cpu,
+                   "filter_length_ms": cancellers.filter_ms,
+                   "loudspeaker": cancellers.loudspeaker, "seed": seed},
     }

@@ -79,17 +79,3 @@ def mix(*signals: Floats) -> Samples:
 def rms(samples: Floats | Samples) -> float:
     return float(np.sqrt(np.mean(np.asarray(samples, dtype=np.float64) ** 2))) if len(
         samples) else 0.0
-
-
-def speex_notch(x: Floats, radius: float = 0.982) -> Floats:
-    """The DC notch libspeexdsp applies to the microphone before cancelling: applying it to
-    the noise too lets the residual echo be separated from the noise that passes through."""
-    out = np.empty_like(x)
-    mem0 = mem1 = 0.0
-    den2 = radius * radius + 0.7 * (1 - radius) * (1 - radius)
-    for i, value in enumerate(x):
-        vout = mem0 + value
-        mem0 = mem1 + 2 * (-value + radius * vout)
-        mem1 = value - den2 * vout
-        out[i] = radius * vout
-    return out

@@ -1,0 +1,143 @@
+"""The time average of libspeexdsp's adaptive filter, applied in numpy (pure, no clocks).
+
+An adaptive filter in room noise never settles: every frame's noise nudges its taps, and those
+nudges leave residual echo (the "misadjustment" of LMS filters). Averaging the taps over a few
+seconds cancels the nudges but not the room, so the averaged filter leaves less echo than the
+filter itself once the room has been learned: on the echo bench's rooms 3-4 dB less (the filter
+alone is noise-limited at ~29-32 dB there; without noise it reaches 41). The canceller keeps
+both outputs and uses whichever has left less over the last ~200 ms, so while the filter is
+still learning, or after the microphone was moved, the filter's own output is used.
+
+libspeexdsp hands out its filter (SPEEX_ECHO_GET_IMPULSE_RESPONSE) but subtracts the echo from
+the microphone after a DC notch; the averaged echo is subtracted from the same notched signal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, Samples
+
+Floats = npt.NDArray[np.float64]
+
+NOTCH_RADIUS = 0.982  # libspeexdsp's at sampling rates from 12 to 24 kHz
+
+
+def _notch_run(x: Floats, state: tuple[float, float], radius: float
+               ) -> tuple[Floats, tuple[float, float]]:
+    """libspeexdsp's filter_dc_notch16 (mdf.c), sample by sample: the reference the block
+    form is built from."""
+    den2 = radius * radius + 0.7 * (1 - radius) * (1 - radius)
+    mem0, mem1 = state
+    out = np.empty(len(x))
+    for i, value in enumerate(x):
+        vout = mem0 + value
+        mem0 = mem1 + 2 * (-value + radius * vout)
+        mem1 = value - den2 * vout
+        out[i] = radius * vout
+    return out, (mem0, mem1)
+
+
+class DcNotch:
+    """The DC notch libspeexdsp applies to the microphone, a block at a time: the filter is
+    linear, so a block's output is one matrix product of the block and the two-number state
+    (a Python loop over the samples would cost more than the cancelling)."""
+
+    def __init__(self, block: int = CHUNK_SAMPLES, radius: float = NOTCH_RADIUS) -> None:
+        self.block = block
+        impulse, _ = _notch_run(np.r_[1.0, np.zeros(block - 1)], (0.0, 0.0), radius)
+        self._from_input = np.zeros((block, block))  # lower-triangular Toeplitz
+        for j in range(block):
+            self._from_input[j:, j] = impulse[:block - j]
+        self._from_state = np.zeros((block, 2))
+        self._state_from_state = np.zeros((2, 2))
+        for k in range(2):
+            start = (1.0, 0.0) if k == 0 else (0.0, 1.0)
+            out, end = _notch_run(np.zeros(block), start, radius)
+            self._from_state[:, k] = out
+            self._state_from_state[:, k] = end
+        self._state_from_input = np.zeros((2, block))
+        for j in range(block):
+            pulse = np.zeros(block)
+            pulse[j] = 1.0
+            self._state_from_input[:, j] = _notch_run(pulse, (0.0, 0.0), radius)[1]
+        self._state = np.zeros(2)
+
+    def apply(self, block: Floats | Samples) -> Floats:
+        x = np.asarray(block, dtype=np.float64)
+        out: Floats = self._from_input @ x + self._from_state @ self._state
+        self._state = self._state_from_state @ self._state + self._state_from_input @ x
+        return out
+
+    def reset(self) -> None:
+        self._state = np.zeros(2)
+
+
+def notch_signal(x: Floats | Samples, radius: float = NOTCH_RADIUS) -> Floats:
+    """A whole signal through libspeexdsp's DC notch (the echo bench separates the residual
+    echo from the noise that passes through with it)."""
+    notch = DcNotch(CHUNK_SAMPLES, radius)
+    n = len(x)
+    padded = np.zeros(-(-n // CHUNK_SAMPLES) * CHUNK_SAMPLES)
+    padded[:n] = np.asarray(x, dtype=np.float64)
+    return np.concatenate([notch.apply(padded[i:i + CHUNK_SAMPLES])
+                           for i in range(0, len(padded), CHUNK_SAMPLES)])[:n] if n else padded
+
+
+class AveragedFilter:
+    """The running average of an adaptive filter's taps (exponential, time constant
+    `average_s`, one snapshot every `every_chunks` chunks) and the echo it predicts from the
+    reference, chunk by chunk (overlap-save FFT convolution)."""
+
+    def __init__(self, taps: int, average_s: float = 5.0, every_chunks: int = 5,
+                 chunk: int = CHUNK_SAMPLES) -> None:
+        self.taps = taps
+        self.every_chunks = every_chunks
+        self._blend = min(1.0, every_chunks * chunk / RATE_HZ / average_s)
+        self._chunk = chunk
+        self._size = _fft_size(taps + chunk)
+        self._history = np.zeros(self._size)
+        self._average: Floats | None = None
+        self._spectrum: npt.NDArray[np.complex128] | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self._average is not None
+
+    def learn(self, snapshot: Floats) -> None:
+        """A new snapshot of the filter's taps."""
+        if self._average is None:
+            self._average = snapshot.astype(np.float64)
+        else:
+            self._average += self._blend * (snapshot - self._average)
+        self._spectrum = np.fft.rfft(self._average, self._size)
+
+    def predict(self, reference: Samples | Floats) -> Floats:
+        """The echo of this chunk of reference, as the average filter has it (zeros before
+        the first snapshot)."""
+        self._history = np.roll(self._history, -len(reference))
+        self._history[-len(reference):] = reference
+        if self._spectrum is None:
+            return np.zeros(len(reference))
+        out = np.fft.irfft(np.fft.rfft(self._history) * self._spectrum, self._size)
+        return np.asarray(out[-len(reference):], dtype=np.float64)
+
+    def reset(self) -> None:
+        self._history = np.zeros(self._size)
+        self._average = None
+        self._spectrum = None
+
+
+def _fft_size(n: int) -> int:
+    """The smallest size >= n that is 2^a * 3^b (fast for numpy's FFT, nearer n than a power
+    of two alone)."""
+    best = 1 << (n - 1).bit_length()
+    three = 1
+    while three < best:
+        size = three
+        while size < n:
+            size *= 2
+        best = min(best, size)
+        three *= 3
+    return best
