@@ -71,3 +71,16 @@ def test_ports_and_the_report() -> None:
     assert "fix: plug it in" in report and report.endswith("1 failed, 0 warnings, 1 ok")
     assert not healthy([missing]) and healthy([Check("a", "warn", "meh")])
     assert Config().echo.mode == "speex"
+
+
+def test_a_missing_bridge_port_is_reported_once_when_the_screen_needs_it() -> None:
+    import dataclasses
+
+    from kiosk.config import BridgeConfig, ScreenConfig
+    from kiosk.doctor import check_screen
+
+    cfg = dataclasses.replace(Config(), screen=ScreenConfig(source="bridge"),
+                              bridge=BridgeConfig(port="/dev/ttyNOPE9"))
+    screen = check_screen(cfg)  # the bridge check names the port (run_checks: required)
+    assert screen.status == OK and "bridge" in screen.detail
+    assert "/dev/ttyNOPE9" not in screen.detail + screen.fix
