@@ -72,6 +72,15 @@ def test_a_linear_loudspeaker_stays_linear() -> None:
     assert max(scores[0] - s for s in scores) < 0.2  # no clipper predicts the echo better
 
 
+def test_a_visitor_talking_all_along_does_not_make_a_linear_loudspeaker_look_clipped() -> None:
+    far = _speech_like(40.0, seed=2)
+    visitor = _speech_like(40.0, seed=52) * 0.8  # as loud as the echo, all the time
+    mic = np.clip(_room(far).astype(np.float64) + visitor, -32768, 32767).astype(np.int16)
+    estimator = SaturationEstimator()
+    _feed(estimator, mic, far.astype(np.int16))
+    assert estimator.current == LINEAR and estimator.switches == 0
+
+
 def test_a_clipping_loudspeaker_is_found_though_it_is_not_in_the_family() -> None:
     # a hard-clipping amplifier, a shape none of the candidates has
     far = _speech_like(30.0)
