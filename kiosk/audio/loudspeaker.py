@@ -116,7 +116,7 @@ class SaturationEstimator:
         self._pending = 0
         self._blocks = 0
         # the clippers in batches of one knee, each shaped and transformed in one numpy
-        # expression (batches, not all at once: a block of 47 spectra is ~20 MB)
+        # expression (batches, not all at once: a block of 45 spectra is ~20 MB)
         self._order = [LINEAR]
         self._batches: list[tuple[int, int, npt.NDArray[np.float64]]] = []
         for p in sorted({c.knee for c in self.choices if not c.linear}):
