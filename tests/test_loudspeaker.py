@@ -115,3 +115,14 @@ def test_the_canceller_cancels_a_soft_clipping_room_once_it_has_learned_the_loud
     after = erle_db(mic[half:], learned[half:])
     assert learning.loudspeaker is not None and not learning.loudspeaker.current.linear
     assert after > before + 6, (before, after)
+
+
+def test_once_settled_one_block_in_four_is_learned() -> None:
+    far = _speech_like(40.0, seed=7)
+    estimator = SaturationEstimator(settled_s=10.0, settled_every=4)
+    _feed(estimator, _room(far), far.astype(np.int16))
+    loud = sum(1 for i in range(0, len(far) - RATE_HZ + 1, RATE_HZ)
+               if np.sqrt(np.mean(far[i:i + RATE_HZ] ** 2)) > 32768 * 10 ** (-45 / 20))
+    assert estimator.settled and estimator.current == LINEAR
+    # the first 10 loud blocks all, then one in four
+    assert estimator.learned_blocks == 10 + (loud - 10) // 4

@@ -95,11 +95,14 @@ class SaturationEstimator:
     canceller should put on the reference. Blocks of `block_s` (longer than a room's echo, so
     one block's reference explains its microphone); blocks where the reference is quiet carry
     nothing and are skipped; older blocks fade with a time constant of `memory_s` of playback.
-    The first choice is made after `first_choice_s` of playback."""
+    The first choice is made after `first_choice_s` of playback. Once the choice has held for
+    `settled_s` of playback, only one block in `settled_every` is learned (the loudspeaker does
+    not change; a change of choice brings back every block)."""
 
     def __init__(self, choices: list[Saturation] | None = None, *, block_s: float = 1.0,
                  memory_s: float = 60.0, first_choice_s: float = 6.0, switch_db: float = 0.2,
-                 quiet_dbfs: float = -45.0) -> None:
+                 quiet_dbfs: float = -45.0, settled_s: float = 180.0,
+                 settled_every: int = 4) -> None:
         self.choices = choices if choices is not None else candidates()
         if LINEAR not in self.choices:
             self.choices = [LINEAR, *self.choices]
@@ -114,7 +117,10 @@ class SaturationEstimator:
         self._mic: list[Samples] = []
         self._ref: list[Samples] = []
         self._pending = 0
-        self._blocks = 0
+        self._blocks = 0  # learned
+        self._settled_blocks = max(1, round(settled_s / block_s))
+        self._settled_every = settled_every
+        self._held = 0  # loud blocks since the choice last changed
         # the clippers in batches of one knee, each shaped and transformed in one numpy
         # expression (batches, not all at once: a block of 45 spectra is ~20 MB)
         self._order = [LINEAR]
@@ -157,8 +163,20 @@ class SaturationEstimator:
         return [10.0 * float(np.log10(max(float(by_choice[c]), 1e-12 * total) / total))
                 for c in self.choices]
 
+    @property
+    def settled(self) -> bool:
+        return self._held >= self._settled_blocks
+
+    @property
+    def learned_blocks(self) -> int:
+        return self._blocks
+
     def _learn(self, mic: Samples, reference: Samples) -> None:
         if float(np.sqrt(np.mean(reference.astype(np.float64) ** 2))) < self._quiet:
+            return
+        settled = self.settled
+        self._held += 1
+        if settled and (self._held - self._settled_blocks) % self._settled_every:
             return
         u = reference / FULL_SCALE
         # (numpy's double-precision FFT is the fast one; the sums are kept in single)
@@ -193,3 +211,4 @@ class SaturationEstimator:
                      self.choices[best], scores[now] - scores[best], self.current)
             self.current = self.choices[best]
             self.switches += 1
+            self._held = 0
