@@ -138,3 +138,17 @@ def test_a_moved_microphone_is_followed_by_the_filter_meanwhile() -> None:
         averaged = _erle(mic_f, out_averaged, echo, lo, hi)
         # while the average still holds the old room, the filter's own output is used
         assert averaged > plain - 1.0, (lo_s, plain, averaged)
+
+
+def test_after_a_filter_length_of_silence_the_average_predicts_nothing() -> None:
+    taps = np.exp(-np.arange(700) / 100.0)
+    average = AveragedFilter(700, average_s=1.0)
+    average.learn(taps)
+    loud = np.full(CHUNK_SAMPLES, 1000.0)
+    assert np.any(average.predict(loud))
+    quiet = np.zeros(CHUNK_SAMPLES)
+    tails = [average.predict(quiet) for _ in range(4)]
+    # the echo's tail rings on for the filter's length, then there is none
+    assert np.any(tails[0]) and np.any(tails[1])
+    assert not np.any(tails[3])
+    assert np.any(average.predict(loud))

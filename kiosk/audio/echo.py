@@ -158,11 +158,9 @@ class SpeexCanceller:
         if self._average is not None:
             # the average's echo taken from the microphone notched as libspeexdsp notches it
             echo = self._average.predict(ref)
-            if self._average.ready:
-                left = self._notch.apply(near) - echo
-                averaged = np.clip(np.rint(left), -32768, 32767).astype(np.int16)
-            else:
-                self._notch.apply(near)
+            notched = self._notch.apply(near)  # (its state must follow every chunk)
+            if self._average.ready and not self._average.silent:
+                averaged = np.clip(np.rint(notched - echo), -32768, 32767).astype(np.int16)
         out = np.empty(CHUNK_SAMPLES, dtype=np.int16)
         for start in range(0, CHUNK_SAMPLES, FRAME_SAMPLES):
             at = start * 2  # bytes

@@ -98,12 +98,18 @@ class AveragedFilter:
         self._chunk = chunk
         self._size = _fft_size(taps + chunk)
         self._history = np.zeros(self._size)
+        self._quiet = 0  # samples of silence at the end of the history
         self._average: Floats | None = None
         self._spectrum: npt.NDArray[np.complex128] | None = None
 
     @property
     def ready(self) -> bool:
         return self._average is not None
+
+    @property
+    def silent(self) -> bool:
+        """Nothing has played for the filter's length: there is no echo to predict."""
+        return self._quiet >= self.taps + self._chunk
 
     def learn(self, snapshot: Floats) -> None:
         """A new snapshot of the filter's taps."""
@@ -118,13 +124,16 @@ class AveragedFilter:
         the first snapshot)."""
         self._history = np.roll(self._history, -len(reference))
         self._history[-len(reference):] = reference
-        if self._spectrum is None:
+        # nothing played for a filter's length (most of a kiosk's day): no echo to predict
+        self._quiet = self._quiet + len(reference) if not np.any(reference) else 0
+        if self._spectrum is None or self.silent:
             return np.zeros(len(reference))
         out = np.fft.irfft(np.fft.rfft(self._history) * self._spectrum, self._size)
         return np.asarray(out[-len(reference):], dtype=np.float64)
 
     def reset(self) -> None:
         self._history = np.zeros(self._size)
+        self._quiet = 0
         self._average = None
         self._spectrum = None
 
