@@ -14,6 +14,8 @@ the microphone after a DC notch; the averaged echo is subtracted from the same n
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import numpy.typing as npt
 
@@ -28,15 +30,42 @@ def _notch_run(x: Floats, state: tuple[float, float], radius: float
                ) -> tuple[Floats, tuple[float, float]]:
     """libspeexdsp's filter_dc_notch16 (mdf.c), sample by sample: the reference the block
     form is built from."""
+    out, states = _notch_states(x, state, radius)
+    return out, (float(states[-1, 0]), float(states[-1, 1])) if len(x) else state
+
+
+def _notch_states(x: Floats, state: tuple[float, float], radius: float
+                  ) -> tuple[Floats, Floats]:
+    """The notch's output and its state after each sample."""
     den2 = radius * radius + 0.7 * (1 - radius) * (1 - radius)
     mem0, mem1 = state
     out = np.empty(len(x))
+    states = np.empty((len(x), 2))
     for i, value in enumerate(x):
         vout = mem0 + value
         mem0 = mem1 + 2 * (-value + radius * vout)
         mem1 = value - den2 * vout
         out[i] = radius * vout
-    return out, (mem0, mem1)
+        states[i] = mem0, mem1
+    return out, states
+
+
+@functools.cache
+def _notch_matrices(block: int, radius: float) -> tuple[Floats, Floats, Floats, Floats]:
+    """The block form's four matrices (the same for every canceller: built once)."""
+    impulse, after = _notch_states(np.r_[1.0, np.zeros(block - 1)], (0.0, 0.0), radius)
+    from_input = np.zeros((block, block))  # lower-triangular Toeplitz
+    for j in range(block):
+        from_input[j:, j] = impulse[:block - j]
+    # a pulse at sample j leaves the state an impulse leaves block - 1 - j samples later
+    state_from_input = after[::-1].T.copy()
+    from_state = np.zeros((block, 2))
+    state_from_state = np.zeros((2, 2))
+    for k, start in enumerate(((1.0, 0.0), (0.0, 1.0))):
+        out, end = _notch_run(np.zeros(block), start, radius)
+        from_state[:, k] = out
+        state_from_state[:, k] = end
+    return from_input, from_state, state_from_state, state_from_input
 
 
 class DcNotch:
@@ -46,22 +75,8 @@ class DcNotch:
 
     def __init__(self, block: int = CHUNK_SAMPLES, radius: float = NOTCH_RADIUS) -> None:
         self.block = block
-        impulse, _ = _notch_run(np.r_[1.0, np.zeros(block - 1)], (0.0, 0.0), radius)
-        self._from_input = np.zeros((block, block))  # lower-triangular Toeplitz
-        for j in range(block):
-            self._from_input[j:, j] = impulse[:block - j]
-        self._from_state = np.zeros((block, 2))
-        self._state_from_state = np.zeros((2, 2))
-        for k in range(2):
-            start = (1.0, 0.0) if k == 0 else (0.0, 1.0)
-            out, end = _notch_run(np.zeros(block), start, radius)
-            self._from_state[:, k] = out
-            self._state_from_state[:, k] = end
-        self._state_from_input = np.zeros((2, block))
-        for j in range(block):
-            pulse = np.zeros(block)
-            pulse[j] = 1.0
-            self._state_from_input[:, j] = _notch_run(pulse, (0.0, 0.0), radius)[1]
+        (self._from_input, self._from_state, self._state_from_state,
+         self._state_from_input) = _notch_matrices(block, radius)
         self._state = np.zeros(2)
 
     def apply(self, block: Floats | Samples) -> Floats:
