@@ -214,9 +214,16 @@ class SpeexCanceller:
 def make_canceller(mode: str, filter_length_ms: int = 256, delay_ms: int = 0,
                    loudspeaker: str = "auto") -> EchoCanceller:
     if mode == "speex":
-        return SpeexCanceller(filter_length_ms, delay_ms, loudspeaker=SaturationEstimator()
-                              if loudspeaker == "auto" else None)
+        return speex_canceller(filter_length_ms, delay_ms, loudspeaker)
     return PassThrough(mode)
+
+
+def speex_canceller(filter_length_ms: int = 256, delay_ms: int = 0, loudspeaker: str = "auto",
+                    *, suppress: bool = True) -> SpeexCanceller:
+    """`echo.mode speex` as configured; `loudspeaker` is `echo.loudspeaker` (auto: its
+    saturation is learned; linear)."""
+    learned = SaturationEstimator() if loudspeaker == "auto" else None
+    return SpeexCanceller(filter_length_ms, delay_ms, suppress=suppress, loudspeaker=learned)
 
 
 # ------------------------------------------------------------------ measurement

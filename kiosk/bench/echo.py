@@ -30,12 +30,17 @@ import numpy as np
 
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio import jack
-from kiosk.audio.echo import SpeexCanceller, cancel, erle_db, play_and_record
+from kiosk.audio.echo import (
+    SpeexCanceller,
+    cancel,
+    erle_db,
+    play_and_record,
+    speex_canceller,
+)
 from kiosk.audio.echo_filter import notch_signal
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, chunks
 from kiosk.audio.guard import EchoGuard, GuardParams
 from kiosk.audio.hearing import Hearing
-from kiosk.audio.loudspeaker import SaturationEstimator
 from kiosk.audio.stream import DuplexChunk
 from kiosk.audio.vad import Segmenter, SileroVad, Utterance
 from kiosk.bench import percentiles
@@ -125,8 +130,7 @@ class Cancellers:
     loudspeaker: str  # "auto": the loudspeaker's saturation is learned; "linear"
 
     def make(self, *, suppress: bool = True) -> SpeexCanceller:
-        learned = SaturationEstimator() if self.loudspeaker == "auto" else None
-        return SpeexCanceller(self.filter_ms, suppress=suppress, loudspeaker=learned)
+        return speex_canceller(self.filter_ms, 0, self.loudspeaker, suppress=suppress)
 
 
 def erle_on_path(path: Path, far: Samples, cancellers: Cancellers
