@@ -99,19 +99,13 @@ class EchoGuard:
     def __post_init__(self) -> None:
         self.echo_db = self.params.start_echo_db
 
-    def _band(self) -> LevelBand | None:
+    def expected(self) -> tuple[float, float]:
+        """At the latest playback level: the residual echo relative to the playback, and
+        what the canceller takes away (the band's once it has been heard long enough)."""
         band = self.bands.get(self.level_band)
-        return band if band is not None and band.chunks >= self.params.level_min_chunks else None
-
-    def expected_echo_db(self) -> float:
-        """Residual echo relative to the playback, at the latest playback level."""
-        band = self._band()
-        return self.echo_db if band is None else band.echo_db
-
-    def usual_cancel_db(self) -> float:
-        """What the canceller takes away, at the latest playback level."""
-        band = self._band()
-        return self.cancel_db if band is None else band.cancel_db
+        if band is None or band.chunks < self.params.level_min_chunks:
+            return self.echo_db, self.cancel_db
+        return band.echo_db, band.cancel_db
 
     def reference_db(self) -> float:
         """The loudest recent playback: echo arrives late and rings on."""
@@ -142,7 +136,7 @@ class EchoGuard:
             return probability
         ref_db = self.reference_db()
         self.level_band = int(ref_db // p.level_step_db)
-        echo_db, cancel_db = self.expected_echo_db(), self.usual_cancel_db()
+        echo_db, cancel_db = self.expected()
         residual_db = level_dbfs(residual)
         excess_db = residual_db - ref_db - echo_db
         cancelled_db = level_dbfs(mic) - residual_db if mic is not None else 0.0
