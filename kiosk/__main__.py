@@ -269,13 +269,15 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from kiosk.eval import evaluate, format_table, load_dialogues
+    from kiosk.eval import evaluate, format_misses, format_table, load_dialogues
 
     cfg = _config(args)
     brain = load_brain(cfg)
     dialogues = load_dialogues(Path(args.dialogues))
     report = evaluate(brain, dialogues)
-    if args.json:
+    if args.by_turn:
+        print(format_misses(report, args.by_turn))
+    elif args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
         print(format_table(report))
@@ -465,6 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ranker", choices=["hybrid", "dense", "lexical"], default="hybrid",
                    help="dense and lexical legs fused (default), or one alone")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--by-turn", nargs="?", const="resolved", metavar="STRATEGY",
+                   help="list the turns a strategy missed (default: resolved): utterance, kind, "
+                        "expected and found pages, query, reply")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("demo", help="scripted conversation over the bundled demo site")

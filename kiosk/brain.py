@@ -10,9 +10,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+import numpy as np
+
 from kiosk.answer import AnswerParams, Reply, compose
 from kiosk.dialogue.history import Exchange, History
-from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import (
     PAGE,
@@ -22,14 +24,19 @@ from kiosk.dialogue.resolver import (
     Resolution,
     ResolverParams,
     analyze,
+    clean,
     decide,
+    distant_clue,
+    exchange_text,
     is_repair,
 )
-from kiosk.retrieval.embedder import Embedder
-from kiosk.retrieval.index import PageHit, RankWeights, SiteIndex
+from kiosk.retrieval.embedder import Embedder, Vectors
+from kiosk.retrieval.index import PageHit, RankWeights, Scores, SiteIndex
 from kiosk.text import detect_lang
 
 log = logging.getLogger(__name__)
+
+_EXCHANGE_CACHE = 64  # a dialogue holds at most 16 exchanges; a few visitors' worth
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,8 @@ class Brain:
         self.index = index
         self.embedder = embedder
         self.params = params or BrainParams()
+        # Embeddings of remembered exchanges, for distant references (oldest dropped first).
+        self._exchange_vectors: dict[str, Vectors] = {}
 
     def search(self, query: SearchQuery, lang: str, avoid_page: str | None = None) -> list[PageHit]:
         hits = self.index.search(query, self.embedder, lang, self.params.rank,
@@ -102,29 +111,68 @@ class Brain:
             hits = [h for h in hits if h.page_id != avoid_page]
         return hits[: self.params.top_pages]
 
-    def _rerank(self, bare: list[PageHit], query: SearchQuery, lang: str,
-                pool: int, band: float) -> list[PageHit]:
-        """Order the bare search's first `pool` pages (those within `band` of the best) by the
-        context query; the rest follow in bare order."""
-        floor = band * bare[0].score if bare else 0.0
-        candidates = [h.page_id for h in bare[:pool] if h.score >= floor]
-        head = self.index.search(query, self.embedder, lang, self.params.rank,
-                                 len(candidates), only=candidates)
+    def _distant_similarity(self, utterance: str, history: History,
+                            lex: Lexicon) -> tuple[float, ...] | None:
+        """For a distant reference: how close in meaning its clue is to each earlier exchange
+        (0..1, rescaled from the embedder's unrelated level); None for any other utterance."""
+        clue = distant_clue(clean(utterance), lex) if history else None
+        if not clue:
+            return None
+        texts = [exchange_text(ex) for ex in history]
+        missing = [t for t in dict.fromkeys(texts) if t not in self._exchange_vectors]
+        if missing:
+            for text, vec in zip(missing, self.embedder.embed_passages(missing), strict=True):
+                self._exchange_vectors[text] = vec
+            while len(self._exchange_vectors) > _EXCHANGE_CACHE:
+                self._exchange_vectors.pop(next(iter(self._exchange_vectors)))
+        query = self.embedder.embed_queries([clue])[0]
+        floor = self.embedder.score_floor
+        return tuple(float(np.clip((float(self._exchange_vectors[t] @ query) - floor)
+                                   / (1.0 - floor), 0.0, 1.0)) for t in texts)
+
+    def _bare(self, utterance: str, lang: str) -> tuple[Scores, list[PageHit]]:
+        scores = self.index.score(SearchQuery.of(utterance), self.embedder, lang,
+                                  self.params.rank)
+        return scores, self.index.rank(scores, self.params.top_pages)
+
+    def _ranked(self, query: SearchQuery, lang: str, resolution: Resolution,
+                bare: tuple[Scores, list[PageHit]] | None) -> list[PageHit]:
+        """The context query's ranking; anchors gain their bonus. With a pool, only the bare
+        search's first pages (those within the band of its best) and the anchors compete, and
+        the rest follow in bare order."""
+        scores = self.index.score(query, self.embedder, lang, self.params.rank)
+        anchors = [(p, b) for p, b in resolution.anchors if self.index.page(p) is not None]
+        if anchors:
+            page = scores.page.copy()
+            for page_id, bonus in anchors:
+                page[self.index.position(page_id)] += bonus
+            scores = Scores(page, scores.chunk)
+        if not resolution.pool or bare is None:
+            hits = self.index.rank(scores, self.params.top_pages + 1)
+            if resolution.avoid_page is not None:
+                hits = [h for h in hits if h.page_id != resolution.avoid_page]
+            return hits[: self.params.top_pages]
+        bare_hits = bare[1]
+        floor = resolution.band * bare_hits[0].score if bare_hits else 0.0
+        candidates = [h.page_id for h in bare_hits[: resolution.pool] if h.score >= floor]
+        candidates += [p for p, _ in anchors if p not in candidates]
+        head = self.index.rank(scores, len(candidates), only=candidates)
         chosen = set(candidates)
-        return head + [h for h in bare if h.page_id not in chosen]
+        return (head + [h for h in bare_hits if h.page_id not in chosen])[: self.params.top_pages]
 
     def respond(self, history: History, utterance: str, screen_page: str | None = None,
                 lang: str | None = None) -> TurnResult:
         start = time.perf_counter()
         lang = lang or detect_lang(utterance)
         lex = load_lexicon(lang)
-        analysis = analyze(utterance, history, lex, self.params.resolver)
+        analysis = analyze(utterance, history, lex, self.params.resolver,
+                           self._distant_similarity(utterance, history, lex))
         bare_conf: tuple[float, float] | None = None
-        bare_hits: list[PageHit] | None = None
+        bare: tuple[Scores, list[PageHit]] | None = None
         if analysis.needs_confidence and history:
-            bare_hits = self.search(SearchQuery.of(analysis.utterance), lang)
-            bare_conf = confidence(bare_hits)
-        resolution = decide(analysis, history, self.params.resolver, bare_conf)
+            bare = self._bare(analysis.utterance, lang)
+            bare_conf = confidence(bare[1])
+        resolution = decide(analysis, history, self.params.resolver, bare_conf, screen_page)
         hits: list[PageHit]
         if resolution.kind == REPEAT:
             said = history[resolution.context_from[0]] if resolution.context_from else None
@@ -138,13 +186,13 @@ class Brain:
             hits = [PageHit(overview[0].page_id, 1.0, overview[0].first_chunk)] if overview else []
         elif resolution.query is None:
             hits = []
-        elif bare_hits is not None and resolution.query == SearchQuery.of(analysis.utterance):
-            hits = bare_hits
-        elif resolution.pool:
-            bare = bare_hits or self.search(SearchQuery.of(analysis.utterance), lang)
-            hits = self._rerank(bare, resolution.query, lang, resolution.pool, resolution.band)
+        elif (bare is not None and not resolution.anchors
+              and resolution.query == SearchQuery.of(analysis.utterance)):
+            hits = bare[1]
         else:
-            hits = self.search(resolution.query, lang, resolution.avoid_page)
+            if bare is None and resolution.pool:
+                bare = self._bare(analysis.utterance, lang)
+            hits = self._ranked(resolution.query, lang, resolution, bare)
         reply = compose(resolution, hits, self.index, history, screen_page, lex,
                         self.params.answer)
         if reply.repair and resolution.kind not in (PAGE,):

@@ -14,16 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from kiosk.answer import compose
 from kiosk.brain import Brain, TurnResult
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
-from kiosk.dialogue.resolver import INDEPENDENT, Resolution, is_repair
+from kiosk.dialogue.resolver import INDEPENDENT, PAGE, Resolution, is_repair
+from kiosk.dialogue.seed import seed_decide
 from kiosk.errors import KioskError
+from kiosk.retrieval.index import PageHit, Scores
 from kiosk.text import detect_lang
 
-BASELINES = ("raw", "prev_user", "prev_exchange", "window3")
+BASELINES = ("raw", "page_lexical", "prev_user", "prev_exchange", "window3")
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class Turn:
     act: str | None
     reply: str | None
     oracle: str | None
+    ref: int | None = None  # the earlier turn whose exchange this one refers to
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,12 @@ def load_dialogues(path: Path) -> list[Dialogue]:
                 elif isinstance(expect, list):
                     expect = tuple(expect)
                 kind = t.get("kind") or ("first_turn" if pos == 0 else "later_turn")
+                ref = t.get("ref")
+                if ref is not None and not (isinstance(ref, int) and -1 <= ref < pos):
+                    raise ValueError(f"turn {pos}: ref {ref!r} is not an earlier turn")
                 turns.append(Turn(t["user"], t.get("screen"), expect, kind, t.get("act"),
-                                  t.get("reply"), t.get("oracle")))
+                                  t.get("reply"), t.get("oracle"),
+                                  ref if ref is not None and ref >= 0 else None))
             lang = raw.get("lang") or detect_lang(turns[0].user)
             dialogues.append(Dialogue(str(raw.get("id", lineno)), lang, tuple(turns)))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -92,12 +101,17 @@ class _Score:
     top1: float = 0.0
     rr: float = 0.0
     turns: int = 0
+    page: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # turns expecting a page
     by_kind: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, kind: str, top1: float, rr: float) -> None:
+    def add(self, kind: str, top1: float, rr: float, page_turn: bool) -> None:
         self.top1 += top1
         self.rr += rr
         self.turns += 1
+        if page_turn:
+            self.page[0] += top1
+            self.page[1] += rr
+            self.page[2] += 1
         self.by_kind.setdefault(kind, [0.0, 0.0, 0.0])
         self.by_kind[kind][0] += top1
         self.by_kind[kind][1] += rr
@@ -105,10 +119,14 @@ class _Score:
 
     def as_dict(self) -> dict[str, Any]:
         n = max(self.turns, 1)
+        pages = max(self.page[2], 1)
         return {
             "top1": round(self.top1 / n, 4),
             "mrr": round(self.rr / n, 4),
             "turns": self.turns,
+            "page_top1": round(self.page[0] / pages, 4),
+            "page_mrr": round(self.page[1] / pages, 4),
+            "page_turns": int(self.page[2]),
             "by_kind": {k: {"top1": round(v[0] / v[2], 4), "mrr": round(v[1] / v[2], 4),
                             "turns": int(v[2])} for k, v in sorted(self.by_kind.items())},
         }
@@ -124,30 +142,61 @@ def score_turn(turn: Turn, ranking: list[str], act: str | None) -> tuple[float, 
     return 0.0, 0.0
 
 
-def _baseline_turn(brain: Brain, name: str, turn: Turn, history: History,
-                   lang: str) -> tuple[list[str], Exchange]:
+def _strategy_query(brain: Brain, name: str, turn: Turn, history: History,
+                    lang: str) -> tuple[SearchQuery | None, str | None, str | None]:
+    """(query, act, page shown instead of a search) of a strategy that is not the resolver."""
     if name == "oracle":
-        query = SearchQuery.of(turn.oracle or turn.user)
-    else:
-        query = _baseline_query(name, turn.user, history)
-    hits = brain.search(query, lang)
+        return SearchQuery.of(turn.oracle or turn.user), None, None
+    if name == "oracle_ref":
+        segs = [QuerySegment(turn.user, 1.0, "utterance")]
+        if turn.ref is not None and turn.ref < len(history):
+            ex = history[turn.ref]
+            segs += [QuerySegment(ex.user, 1.0, "user"), QuerySegment(ex.reply, 1.0, "reply")]
+        return SearchQuery(tuple(segs)), None, None
+    if name == "seed":
+        decision = seed_decide(turn.user, history, load_lexicon(lang))
+        return decision.query, decision.act, turn.screen if decision.kind == PAGE else None
+    return _baseline_query(name, turn.user, history), None, None
+
+
+def _strategy_turn(brain: Brain, name: str, turn: Turn, history: History,
+                   lang: str) -> tuple[list[str], str | None, Exchange]:
+    query, act, shown = _strategy_query(brain, name, turn, history, lang)
     lex = load_lexicon(lang)
+    if shown is not None or query is None:
+        hits = [PageHit(shown, 1.0, 0)] if shown is not None and brain.index.page(shown) else []
+    elif name == "page_lexical":
+        hits = brain.index.rank(Scores(brain.index.page_lexical_scores(query),
+                                       np.zeros(len(brain.index.chunks), dtype=np.float32)),
+                                brain.params.top_pages)
+    else:
+        hits = brain.search(query, lang)
     if turn.reply is not None:
         reply_text, repair, page = turn.reply, is_repair(turn.reply, lex), None
+    elif act is not None:
+        reply_text, repair, page = lex.replies[act], False, None
     else:
-        res = Resolution(lang, None, INDEPENDENT, False, query)
+        res = Resolution(lang, None, INDEPENDENT, False, query or SearchQuery.of(turn.user))
         reply = compose(res, hits, brain.index, history, turn.screen, lex, brain.params.answer)
         reply_text, repair, page = reply.text, reply.repair, reply.page_id
     ranking = [h.page_id for h in hits]
-    ex = Exchange(turn.user, reply_text, lang, None, page or (ranking[0] if ranking else None),
+    ex = Exchange(turn.user, reply_text, lang, act, page or (ranking[0] if ranking else None),
                   repair=repair)
-    return ranking, ex
+    return ranking, act, ex
+
+
+def strategy_names(dialogues: list[Dialogue]) -> list[str]:
+    names = [*BASELINES, "seed", "resolved"]
+    if any(t.ref is not None for d in dialogues for t in d.turns):
+        names.append("oracle_ref")
+    if any(t.oracle for d in dialogues for t in d.turns):
+        names.append("oracle")
+    return names
 
 
 def evaluate(brain: Brain, dialogues: list[Dialogue],
              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    has_oracle = any(t.oracle for d in dialogues for t in d.turns)
-    names = [*BASELINES, "resolved"] + (["oracle"] if has_oracle else [])
+    names = strategy_names(dialogues)
     scores = {name: _Score() for name in names}
     records: list[dict[str, Any]] = []
     for dialogue in dialogues:
@@ -155,6 +204,7 @@ def evaluate(brain: Brain, dialogues: list[Dialogue],
         for pos, turn in enumerate(dialogue.turns):
             record: dict[str, Any] = {"dialogue": dialogue.dialogue_id, "turn": pos,
                                       "user": turn.user, "kind": turn.kind,
+                                      "screen": turn.screen,
                                       "expect": list(turn.expect) if turn.expect else None}
             for name in names:
                 history = histories[name]
@@ -165,9 +215,9 @@ def evaluate(brain: Brain, dialogues: list[Dialogue],
                     ranking, act = result.ranking, result.resolution.act
                     ex = result.exchange(turn.reply)
                 else:
-                    ranking, ex = _baseline_turn(brain, name, turn, history, dialogue.lang)
+                    ranking, act, ex = _strategy_turn(brain, name, turn, history, dialogue.lang)
                 top1, rr = score_turn(turn, ranking, act)
-                scores[name].add(turn.kind, top1, rr)
+                scores[name].add(turn.kind, top1, rr, turn.expect is not None)
                 histories[name] = (*history, ex)
                 record[name] = {"top": ranking[0] if ranking else None, "rr": round(rr, 4)}
                 if result is not None:
@@ -186,12 +236,31 @@ def evaluate(brain: Brain, dialogues: list[Dialogue],
 def format_table(report: dict[str, Any]) -> str:
     strategies = report["strategies"]
     kinds = sorted({k for s in strategies.values() for k in s["by_kind"]})
-    lines = [f"{'strategy':<14}{'top1':>7}{'mrr':>7}{'turns':>7}  " +
+    lines = [f"{'strategy':<14}{'top1':>7}{'mrr':>7}{'pages':>7}{'turns':>7}  " +
              "  ".join(f"{k[:12]:>12}" for k in kinds)]
     for name, s in strategies.items():
         cells = "  ".join(
             f"{s['by_kind'][k]['top1']:>12.3f}" if k in s["by_kind"] else f"{'-':>12}"
             for k in kinds)
-        lines.append(f"{name:<14}{s['top1']:>7.3f}{s['mrr']:>7.3f}{s['turns']:>7}  {cells}")
-    lines.append("(per-kind columns: top-1)")
+        lines.append(f"{name:<14}{s['top1']:>7.3f}{s['mrr']:>7.3f}{s['page_top1']:>7.3f}"
+                     f"{s['turns']:>7}  {cells}")
+    lines.append("(pages: top-1 over the turns that expect a page; per-kind columns: top-1)")
     return "\n".join(lines)
+
+
+def format_misses(report: dict[str, Any], strategy: str = "resolved") -> str:
+    """One block per turn the strategy got wrong: what was said, what was expected and got."""
+    out: list[str] = []
+    for rec in report["turns"]:
+        got = rec.get(strategy)
+        if got is None or got["rr"] == 1.0:
+            continue
+        out.append(f"{rec['dialogue']}#{rec['turn']} [{rec['kind']}"
+                   f"{' -> ' + got['resolved_kind'] if 'resolved_kind' in got else ''}] "
+                   f"{rec['user']}\n  screen {rec['screen']}  expected {rec['expect']}  "
+                   f"got {got['top']} (rr {got['rr']})")
+        if got.get("query"):
+            out.append(f"  query: {got['query'][:300]}")
+        if got.get("reply"):
+            out.append(f"  reply: {got['reply'][:300]}")
+    return "\n".join(out)

@@ -7,7 +7,7 @@ import pytest
 
 from kiosk.brain import Brain
 from kiosk.errors import KioskError
-from kiosk.eval import evaluate, format_table, load_dialogues, score_turn
+from kiosk.eval import evaluate, format_misses, format_table, load_dialogues, score_turn
 from kiosk.retrieval.index import build_index
 from tests.fakes import HashingEmbedder
 
@@ -23,11 +23,15 @@ def brain() -> Brain:
 def test_report_shape_and_strategies(brain: Brain) -> None:
     report = evaluate(brain, load_dialogues(FIXTURES / "dialogues.jsonl"))
     strategies = report["strategies"]
-    assert list(strategies) == ["raw", "prev_user", "prev_exchange", "window3", "resolved",
-                                "oracle"]
+    assert list(strategies) == ["raw", "page_lexical", "prev_user", "prev_exchange", "window3",
+                                "seed", "resolved", "oracle"]
     for s in strategies.values():
-        assert set(s) == {"top1", "mrr", "turns", "by_kind"} and s["turns"] == 6
+        assert set(s) == {"top1", "mrr", "turns", "by_kind", "page_top1", "page_mrr",
+                          "page_turns"} and s["turns"] == 6
+        assert s["page_turns"] == 5  # the greeting expects no page
         assert 0.0 <= s["top1"] <= s["mrr"] <= 1.0
+        for kind in s["by_kind"].values():
+            assert 0.0 <= kind["top1"] <= kind["mrr"] <= 1.0
     json.dumps(report)  # serializable as --json prints it
     assert len(report["turns"]) == 6
     assert "resolved" in format_table(report)
@@ -62,3 +66,38 @@ def test_bad_dialogue_file_names_the_line(tmp_path: Path) -> None:
                     encoding="utf-8")
     with pytest.raises(KioskError, match=r"d.jsonl:2"):
         load_dialogues(path)
+
+
+def test_oracle_ref_adds_the_exchange_referred_to(brain: Brain, tmp_path: Path) -> None:
+    """`ref` names the earlier turn; oracle_ref searches the utterance plus that exchange."""
+    path = tmp_path / "d.jsonl"
+    turns = [
+        {"user": "when is the penguin parade", "screen": None, "expect": "en/penguins.md",
+         "reply": "The penguin parade starts at two."},
+        {"user": "how much are tickets for children", "screen": None,
+         "expect": "en/tickets.md"},
+        {"user": "is it worth it", "screen": None, "expect": "en/penguins.md",
+         "kind": "distant", "ref": 0},
+    ]
+    path.write_text(json.dumps({"id": "r", "lang": "en", "turns": turns}) + "\n",
+                    encoding="utf-8")
+    report = evaluate(brain, load_dialogues(path))
+    assert "oracle_ref" in report["strategies"]
+    last = report["turns"][2]
+    assert last["oracle_ref"]["top"] == "en/penguins.md"
+    assert last["raw"]["top"] != "en/penguins.md"  # the bare words alone do not find it
+
+
+def test_bad_ref_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"id": "x", "turns": [{"user": "hi", "ref": 3}]}\n', encoding="utf-8")
+    with pytest.raises(KioskError, match="ref 3"):
+        load_dialogues(path)
+
+
+def test_by_turn_lists_the_misses(brain: Brain) -> None:
+    report = evaluate(brain, load_dialogues(FIXTURES / "dialogues.jsonl"))
+    raw_misses = format_misses(report, "raw")
+    assert "f1#0 [act] hello" in raw_misses  # raw searches a greeting
+    assert "f1#4 [site] what other pages are on this site" in raw_misses
+    assert "f1#0" not in format_misses(report, "resolved")

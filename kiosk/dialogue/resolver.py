@@ -50,6 +50,10 @@ class ResolverParams:
     min_segment_weight: float = 0.05
     distant_weight: float = 0.8
     distant_min_overlap: float = 0.34
+    # Meaning beside the 2-grams: how much it weighs, and the lead the best exchange needs when
+    # the 2-grams alone are not enough.
+    distant_meaning_weight: float = 1.0
+    distant_margin: float = 0.1
     # The bare utterance counts as weak when its best page scores below gate_confidence or
     # leads the second page by less than gate_margin (relative): its words fit many pages.
     gate_confidence: float = 0.25
@@ -63,6 +67,15 @@ class ResolverParams:
     # Without a deictic word, a page only enters the pool when the bare utterance scores it
     # near the best one (this share of the best score): context breaks ties, no more.
     ellipsis_band: float = 0.75
+    # On a kiosk the page of the exchange pointed at, and the page on screen for "this/here",
+    # are the first candidates: they join the ranking whatever the bare words found, with this
+    # much added to their score (page scores run 0..1; a clear answer is ~0.5). The visitor's
+    # own words can still outrank them by more than that.
+    anchor_immediate: float = 0.25
+    anchor_immediate_own: float = 0.12  # ... when the utterance has words enough to stand alone
+    anchor_distant: float = 0.15
+    anchor_ellipsis: float = 0.0
+    anchor_screen: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -76,6 +89,7 @@ class Analysis:
     rejection: bool
     strength: float = 0.0  # see text.content_strength
     distant_index: int | None = None  # exchange chosen for a distant reference
+    proximal: bool = False  # "this" / "here" / この / ここ: may point at the page on screen
 
     @property
     def has_own_content(self) -> bool:
@@ -99,9 +113,12 @@ class Resolution:
     avoid_page: str | None = None  # the page a bare rejection ("not that one") turns away from
     pool: int = 0  # > 0: rerank only the bare utterance's top `pool` pages with the query
     band: float = 0.0  # ... and of those, only pages scoring >= band x the best bare score
+    # Pages the reference points at (exchange's page, page on screen), with the score they gain;
+    # they always join the candidates.
+    anchors: tuple[tuple[str, float], ...] = ()
 
 
-def _clean(text: str) -> str:
+def clean(text: str) -> str:
     # Numbers stay spelled as spoken here: the lexicon's phrases are words ("もう一回言って").
     text = _PUNCT.sub(" ", normalize(text))
     return " ".join(text.split())
@@ -125,7 +142,7 @@ def classify_act(text: str, lex: Lexicon) -> str | None:
 
 
 def is_repair(reply: str, lex: Lexicon) -> bool:
-    return bool(lex.find(_clean(reply), lex.repair_markers))
+    return bool(lex.find(clean(reply), lex.repair_markers))
 
 
 def _usable(ex: Exchange) -> bool:
@@ -133,38 +150,64 @@ def _usable(ex: Exchange) -> bool:
     return ex.act is None and (ex.page_id is not None or bool(content_terms(ex.user)))
 
 
-def _pick_distant(clue: tuple[str, ...], history: History, want_first: bool,
-                  params: ResolverParams) -> int | None:
-    clue_grams = bigrams(" ".join(clue))
+def distant_clue(text: str, lex: Lexicon) -> str | None:
+    """The words a distant reference gives to find its exchange ("the cemetery thing from
+    before" -> "cemetery"), or None when the utterance makes no distant reference."""
+    if not lex.find(text, lex.distant):
+        return None
+    return " ".join(content_terms(lex.strip(text, lex.topic_nouns)))
+
+
+def exchange_text(ex: Exchange) -> str:
+    """What a distant clue is matched against: the visitor's words, the page's title and,
+    unless it was an apology, the reply."""
+    return " ".join(p for p in (ex.user, ex.page_title, "" if ex.repair else ex.reply) if p)
+
+
+def _pick_distant(clue: str, history: History, want_first: bool, params: ResolverParams,
+                  similarity: tuple[float, ...] | None) -> int | None:
+    """The earlier exchange the clue names: character 2-grams of the clue found in the
+    exchange, and, where the brain measured it, the meaning (`similarity`, 0..1 per exchange),
+    so a paraphrase ("the drawing one" for a page on sketches) is found too. The best must
+    overlap enough, or lead the next by a margin."""
+    clue_grams = bigrams(clue)
     candidates = [i for i, ex in enumerate(history) if _usable(ex)]
     if not candidates:
         return None
     if want_first and not clue_grams:
         return candidates[0]
-    best: tuple[float, int] | None = None
+    scored: list[tuple[float, float, int]] = []
     for i in candidates:
         ex = history[i]
         user_score = overlap(clue_grams, bigrams(ex.user + " " + ex.page_title))
         reply_score = 0.0 if ex.repair else overlap(clue_grams, bigrams(ex.reply))
-        score = max(user_score, 0.5 * user_score + 0.5 * reply_score)
-        # Ties go to the earliest exchange: the one that introduced the topic.
-        if best is None or score > best[0] + 1e-9:
-            best = (score, i)
-    if best is None or best[0] < params.distant_min_overlap:
-        return None
-    return best[1]
+        lexical = max(user_score, 0.5 * user_score + 0.5 * reply_score)
+        meaning = similarity[i] if similarity is not None else 0.0
+        scored.append((lexical + params.distant_meaning_weight * meaning, lexical, i))
+    # Ties go to the earliest exchange: the one that introduced the topic.
+    scored.sort(key=lambda t: (-t[0], t[2]))
+    best, lexical, index = scored[0]
+    runner_up = scored[1][0] if len(scored) > 1 else 0.0
+    if lexical >= params.distant_min_overlap:
+        return index
+    if similarity is not None and best - runner_up >= params.distant_margin:
+        return index
+    return None
 
 
 def analyze(utterance: str, history: History, lex: Lexicon,
-            params: ResolverParams = ResolverParams()) -> Analysis:
-    text = _clean(utterance)
+            params: ResolverParams = ResolverParams(),
+            similarity: tuple[float, ...] | None = None) -> Analysis:
+    """`similarity`: for a distant reference, how close in meaning its clue is to each
+    exchange of the history (0..1), when the brain measured it."""
+    text = clean(utterance)
     strength = content_strength(text)
     detail = bool(lex.find(text, lex.detail))
 
     def found(kind: str, *, act: str | None = None, rejection: bool = False,
               distant: int | None = None) -> Analysis:
         return Analysis(lex.lang, utterance, text, act, kind, detail and act is None, rejection,
-                        strength, distant)
+                        strength, distant, bool(lex.find(text, lex.proximal)))
 
     act = classify_act(text, lex)
     if act is not None:
@@ -180,8 +223,8 @@ def analyze(utterance: str, history: History, lex: Lexicon,
         return found(INDEPENDENT, rejection=True)
     if history and lex.find(text, lex.distant):
         want_first = bool(lex.find(text, lex.first))
-        clue = tuple(content_terms(lex.strip(text, lex.topic_nouns)))
-        chosen = _pick_distant(clue, history, want_first, params)
+        chosen = _pick_distant(distant_clue(text, lex) or "", history, want_first, params,
+                               similarity)
         if chosen is not None:
             return found(DISTANT, distant=chosen)
     if history and (lex.find(lex.strip(text, lex.not_deictic), lex.immediate)
@@ -237,10 +280,31 @@ def _previous_usable(history: History) -> int | None:
     return None
 
 
+def _answered(history: History) -> int | None:
+    """The last exchange that answered from a page: an apology or a clarification is no
+    answer, and the visitor who repeats a question after one still means the topic before."""
+    for i in range(len(history) - 1, -1, -1):
+        ex = history[i]
+        if ex.act is None and not ex.repair and ex.page_id is not None:
+            return i
+    return None
+
+
+def _anchors(*pairs: tuple[str | None, float]) -> tuple[tuple[str, float], ...]:
+    """(page, bonus) pairs without empty pages or bonuses; a page named twice keeps the larger."""
+    out: dict[str, float] = {}
+    for page, bonus in pairs:
+        if page is not None and bonus > 0:
+            out[page] = max(bonus, out.get(page, 0.0))
+    return tuple(out.items())
+
+
 def decide(analysis: Analysis, history: History, params: ResolverParams,
-           bare_confidence: tuple[float, float] | None = None) -> Resolution:
+           bare_confidence: tuple[float, float] | None = None,
+           screen_page: str | None = None) -> Resolution:
     """The search for this turn. `bare_confidence`: (best page score, relative lead over the
-    second page) of the bare utterance, when `analysis.needs_confidence` asked for it."""
+    second page) of the bare utterance, when `analysis.needs_confidence` asked for it;
+    `screen_page`: the page on the touchscreen, which "this/here" points at."""
     a = analysis
     base = SearchQuery.of(a.utterance)
     if a.kind == ACT:
@@ -249,9 +313,15 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         said = _previous_answer(history)
         return Resolution(a.lang, None, REPEAT, False, None,
                           (said,) if said is not None else ())
-    if a.kind in (PAGE, SITE):
+    if a.kind == PAGE:
         query = base if a.has_own_content else None
         return Resolution(a.lang, None, a.kind, a.detail, query)
+    if a.kind == SITE:
+        # "what else is on this site" lists the site; a topic beside the site words is searched
+        query = base if a.strength >= params.pool_min_strength else None
+        return Resolution(a.lang, None, a.kind, a.detail, query)
+    # "this" / "here" with a page on screen: the screen is the first candidate.
+    screen_anchor = (screen_page, params.anchor_screen if a.proximal else 0.0)
     prev = _previous_usable(history)
     if a.rejection and prev is not None:
         # The visitor rejects the answer, not the question: "no, I mean for children" keeps
@@ -272,26 +342,33 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         segs = _exchange_segments(ex, params.distant_weight, share, params)
         return Resolution(a.lang, None, DISTANT, a.detail,
                           SearchQuery(base.segments + tuple(segs)), (a.distant_index,),
-                          pool=params.pool_deictic if pooled else 0)
+                          pool=params.pool_deictic if pooled else 0,
+                          anchors=_anchors((ex.page_id, params.anchor_distant)))
     kind = a.kind
+    answered = _answered(history)
+    answered_page = history[answered].page_id if answered is not None else None
     if kind == IMMEDIATE:
         weight = params.deictic_weight_own if own else params.deictic_weight_bare
         pool = params.pool_deictic if pooled else 0
+        bonus = params.anchor_immediate_own if pooled else params.anchor_immediate
     else:
         weak = not pooled  # too little of its own to stand alone
         if bare_confidence is not None:
             best, lead = bare_confidence
             weak = weak or best < params.gate_confidence or lead < params.gate_margin
         if prev is None or not weak:
-            return Resolution(a.lang, None, INDEPENDENT, a.detail, base)
+            return Resolution(a.lang, None, INDEPENDENT, a.detail, base,
+                              anchors=_anchors(screen_anchor))
         kind = ELLIPSIS
         weight = params.ellipsis_weight_own if own else params.ellipsis_weight_bare
         pool = params.pool_ellipsis if pooled else 0
+        bonus = params.anchor_ellipsis
     if prev is None:
-        return Resolution(a.lang, None, kind, a.detail, base)
+        return Resolution(a.lang, None, kind, a.detail, base, anchors=_anchors(screen_anchor))
     segs = _exchange_segments(history[prev], weight, share, params)
     band = params.ellipsis_band if kind == ELLIPSIS else 0.0
     head = base.segments if own else (
         QuerySegment(a.utterance, params.bare_utterance_weight, "utterance"),)
     return Resolution(a.lang, None, kind, a.detail, SearchQuery(head + tuple(segs)),
-                      (prev,), pool=pool, band=band)
+                      (prev,), pool=pool, band=band,
+                      anchors=_anchors((answered_page, bonus), screen_anchor))

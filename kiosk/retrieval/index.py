@@ -11,6 +11,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,13 @@ class RankWeights:
     dense: float = 0.5
     lexical: float = 0.5
     other_lang_factor: float = 0.7  # a bilingual site answers in the visitor's language
+    page_lexical: float = 0.0  # share of the whole-page BM25 in a page's score
+
+
+@dataclass(frozen=True)
+class Scores:
+    page: npt.NDArray[np.float32]  # per page position
+    chunk: npt.NDArray[np.float32]  # per chunk
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,9 @@ class SiteIndex:
         pos = self._page_pos.get(page_id)
         return None if pos is None else self.pages[pos]
 
+    def position(self, page_id: str) -> int:
+        return self._page_pos[page_id]
+
     def page_chunks(self, page_id: str) -> list[Chunk]:
         info = self.page(page_id)
         if info is None:
@@ -98,7 +109,10 @@ class SiteIndex:
         """Home / index pages: the natural answer to 'what is on this site'."""
         found = [p for p in self.pages
                  if p.page_id.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() in OVERVIEW_STEMS]
-        found.sort(key=lambda p: (p.lang != lang, p.page_id.count("/"), p.page_id))
+        # The visitor's language first where the site has two; then the site's root first.
+        bilingual = len(self._langs) > 1
+        found.sort(key=lambda p: (bilingual and p.lang != lang, p.page_id.count("/"),
+                                  p.page_id))
         return found
 
     # ------------------------------------------------------------ search
@@ -127,6 +141,11 @@ class SiteIndex:
                 weights[term] = weights.get(term, 0.0) + seg.weight * w / total
         return weights
 
+    @cached_property
+    def page_lexical(self) -> LexicalIndex:
+        """BM25 postings with each page as one document (built from the chunks' on first use)."""
+        return self.lexical.grouped(self._chunk_page, len(self.pages))
+
     def chunk_scores(self, query: SearchQuery, embedder: Embedder,
                      weights: RankWeights) -> npt.NDArray[np.float32]:
         floor = embedder.score_floor
@@ -137,25 +156,34 @@ class SiteIndex:
             weights.dense * np.maximum(dense, 0.0) + weights.lexical * lex_norm).astype(np.float32)
         return scores
 
-    def page_scores(self, chunk_scores: npt.NDArray[np.float32], lang: str,
-                    weights: RankWeights) -> npt.NDArray[np.float32]:
-        """A page scores its best chunk; pages in another language than the visitor's are
-        discounted when the site has both."""
-        page_best = np.full(len(self.pages), -1.0, dtype=np.float32)
-        np.maximum.at(page_best, self._chunk_page, chunk_scores)
+    def page_lexical_scores(self, query: SearchQuery) -> npt.NDArray[np.float32]:
+        """Whole-page BM25 scaled by the best possible score (0..1)."""
+        lex, upper = self.page_lexical.score(self.query_terms(query))
+        out: npt.NDArray[np.float32] = (lex / upper if upper > 0 else lex).astype(np.float32)
+        return out
+
+    def score(self, query: SearchQuery, embedder: Embedder, lang: str,
+              weights: RankWeights) -> Scores:
+        """Every page's score: its best chunk, beside the whole page's share of the query's
+        terms (a topic's own page uses them throughout; an overview page has one blurb), and
+        pages in another language than the visitor's discounted when the site has both."""
+        chunk = self.chunk_scores(query, embedder, weights)
+        page = np.full(len(self.pages), -1.0, dtype=np.float32)
+        np.maximum.at(page, self._chunk_page, chunk)
+        if weights.page_lexical > 0:
+            page = ((1.0 - weights.page_lexical) * page
+                    + weights.page_lexical * self.page_lexical_scores(query))
         if len(self._langs) > 1:
             other = self._page_lang_en if lang == "ja" else ~self._page_lang_en
-            page_best = np.where(other, page_best * weights.other_lang_factor,
-                                 page_best).astype(np.float32)
-        return page_best
+            page = np.where(other, page * weights.other_lang_factor, page)
+        return Scores(page.astype(np.float32), chunk)
 
-    def rank_pages(self, chunk_scores: npt.NDArray[np.float32], lang: str,
-                   weights: RankWeights, top: int = 10,
-                   only: list[int] | None = None) -> list[PageHit]:
-        """Best pages first; `only` restricts the ranking to these page positions."""
-        page_best = self.page_scores(chunk_scores, lang, weights)
+    def rank(self, scores: Scores, top: int = 10,
+             only: list[str] | None = None) -> list[PageHit]:
+        """Best pages first; `only` restricts the ranking to these pages."""
+        page_best = scores.page
         if only is not None:
-            positions = np.array(only, dtype=np.int64)
+            positions = np.array([self._page_pos[p] for p in only], dtype=np.int64)
             order = positions[np.argsort(-page_best[positions], kind="stable")][:top]
         elif top < len(page_best):
             part = np.argpartition(-page_best, top)[:top]
@@ -165,7 +193,7 @@ class SiteIndex:
         hits: list[PageHit] = []
         for pos in order:
             info = self.pages[int(pos)]
-            local = chunk_scores[info.first_chunk:info.first_chunk + info.n_chunks]
+            local = scores.chunk[info.first_chunk:info.first_chunk + info.n_chunks]
             hits.append(PageHit(info.page_id, float(page_best[pos]),
                                 info.first_chunk + int(np.argmax(local))))
         return hits
@@ -173,9 +201,7 @@ class SiteIndex:
     def search(self, query: SearchQuery, embedder: Embedder, lang: str,
                weights: RankWeights = RankWeights(), top: int = 10,
                only: list[str] | None = None) -> list[PageHit]:
-        positions = None if only is None else [self._page_pos[p] for p in only]
-        return self.rank_pages(self.chunk_scores(query, embedder, weights), lang, weights, top,
-                               positions)
+        return self.rank(self.score(query, embedder, lang, weights), top, only)
 
     # ------------------------------------------------------------ persistence
 

@@ -50,6 +50,24 @@ class LexicalIndex:
         idf = np.log(1.0 + (n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
         return cls(vocab, indptr, post_chunk, post_tf, lengths, idf)
 
+    def grouped(self, owner: npt.NDArray[np.int32], n_groups: int) -> LexicalIndex:
+        """The same postings with documents merged into groups (chunk -> page): a term's
+        frequency in a group is the sum over its documents, a group's length theirs."""
+        n_terms = len(self.indptr) - 1
+        term_of = np.repeat(np.arange(n_terms, dtype=np.int64), np.diff(self.indptr))
+        key = term_of * n_groups + owner[self.post_chunk].astype(np.int64)
+        # np.unique sorts by term, then group: postings come out in indptr order
+        uniq, inverse = np.unique(key, return_inverse=True)
+        tf = np.bincount(inverse, weights=self.post_tf).astype(np.float32)
+        counts = np.bincount(uniq // n_groups, minlength=n_terms).astype(np.int64)
+        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        lengths = np.bincount(owner, weights=self.chunk_len, minlength=n_groups)
+        n = max(n_groups, 1)
+        idf = np.log(1.0 + (n - counts + 0.5) / (counts + 0.5)).astype(np.float32)
+        return LexicalIndex(self.vocab, indptr, (uniq % n_groups).astype(np.int32), tf,
+                            lengths.astype(np.float32), idf)
+
     def score(self, weights: dict[str, float]) -> tuple[npt.NDArray[np.float32], float]:
         """BM25 per chunk, and the best score any chunk could reach (to scale to 0..1)."""
         scores = np.zeros(len(self.chunk_len), dtype=np.float32)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+import yaml
+
 from kiosk.errors import SiteError
 from kiosk.text import detect_lang, sentences
 
@@ -93,6 +95,46 @@ def _front_matter_title(block: str) -> str:
     return ""
 
 
+# Front-matter fields that a static site renders as the page's own prose.
+_TEXT_FIELDS = ("description", "summary", "excerpt", "lead", "intro", "subtitle", "tagline")
+# A front-matter item with one of these is a link to another page (a card, a related link):
+# its words describe that page, not this one.
+_LINK_FIELDS = ("url", "href", "link", "links", "path", "to")
+
+
+def _front_matter_sections(block: str) -> list[Section]:
+    """The prose a page's front matter renders: its top-level description, and blocks with a
+    title and a description (a landing page's feature list); link cards are left out."""
+    try:
+        data = yaml.safe_load(block)
+    except yaml.YAMLError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    sections: list[Section] = []
+    top = [html_to_text(data[k]) for k in _TEXT_FIELDS if isinstance(data.get(k), str)]
+    if any(top):
+        sections.append(Section("", "\n".join(t for t in top if t)))
+
+    def walk(node: object) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            if any(k in node for k in _LINK_FIELDS):
+                return
+            text = node.get("description")
+            if isinstance(text, str) and isinstance(node.get("title"), str):
+                sections.append(Section(html_to_text(node["title"]), html_to_text(text)))
+            for value in node.values():
+                walk(value)
+
+    for key, value in data.items():
+        if key not in _TEXT_FIELDS:
+            walk(value)
+    return [s for s in sections if s.text]
+
+
 def _inline_markdown(line: str) -> str:
     line = _IMAGE.sub(lambda m: m.group(1), line)
     line = _LINK.sub(lambda m: m.group(1), line)
@@ -110,9 +152,11 @@ def _inline_markdown(line: str) -> str:
 
 def parse_markdown(source: str) -> tuple[str, list[Section]]:
     title = ""
+    rendered: list[Section] = []
     match = _FRONT_MATTER.match(source)
     if match:
         title = _front_matter_title(match.group(1))
+        rendered = _front_matter_sections(match.group(1))
         source = source[match.end():]
     source = _TEMPLATE_TAG.sub(" ", source)
     sections: list[Section] = []
@@ -152,7 +196,7 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
             if section.heading:
                 title = section.heading
                 break
-    return title, sections
+    return title, rendered + sections
 
 
 # ---------------------------------------------------------------- html

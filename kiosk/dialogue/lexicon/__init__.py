@@ -30,6 +30,7 @@ class Lexicon:
     page: tuple[str, ...]
     site: tuple[str, ...]
     immediate: tuple[str, ...]
+    proximal: tuple[str, ...]
     distant: tuple[str, ...]
     first: tuple[str, ...]
     rejection: tuple[str, ...]
@@ -44,6 +45,9 @@ class Lexicon:
     repair_markers: tuple[str, ...]
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
+    # The article's word lists as written (page, site, immediate, distant): `kiosk eval`'s
+    # `seed` strategy only.
+    seed: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def find(self, text: str, phrases: tuple[str, ...]) -> list[str]:
         """Phrases present in an already normalized text."""
@@ -114,6 +118,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         page=_tuple(ref, "page", f"{lang}.reference"),
         site=_tuple(ref, "site", f"{lang}.reference"),
         immediate=_tuple(ref, "immediate", f"{lang}.reference"),
+        proximal=_tuple(ref, "proximal", f"{lang}.reference"),
         distant=_tuple(ref, "distant", f"{lang}.reference"),
         first=_tuple(ref, "first", f"{lang}.reference"),
         rejection=_tuple(ref, "rejection", f"{lang}.reference"),
@@ -129,4 +134,6 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
+        seed={k: _tuple(data.get("seed", {}), k, f"{lang}.seed")
+              for k in ("page", "site", "immediate", "distant")},
     )
