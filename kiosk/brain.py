@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from kiosk.answer import AnswerParams, Reply, compose
 from kiosk.dialogue.history import Exchange, History
@@ -130,6 +131,21 @@ class Brain:
         return tuple(float(np.clip((float(self._exchange_vectors[t] @ query) - floor)
                                    / (1.0 - floor), 0.0, 1.0)) for t in texts)
 
+    def _evidence(self, utterance: str, scores: Scores) -> npt.NDArray[np.float32] | None:
+        """Per page, 0..1: how much of the visitor's own words it holds, relative to the page
+        that holds most of them among the best-scored ones. A follow-up that brings words the
+        page pointed at lacks ("and its side effects?" after a page on the drug's history)
+        turns to a page that has them; one without words of its own trusts the anchor fully."""
+        coverage = self.index.coverage(utterance)
+        if not coverage.any():
+            return None
+        top = np.argsort(-scores.page)[: self.params.top_pages]
+        best = float(coverage[top].max())
+        if best <= 0:
+            return None
+        out: npt.NDArray[np.float32] = np.clip(coverage / best, 0.0, 1.0).astype(np.float32)
+        return out
+
     def _bare(self, utterance: str, lang: str) -> tuple[Scores, list[PageHit]]:
         scores = self.index.score(SearchQuery.of(utterance), self.embedder, lang,
                                   self.params.rank)
@@ -144,8 +160,10 @@ class Brain:
         anchors = [(p, b) for p, b in resolution.anchors if self.index.page(p) is not None]
         if anchors:
             page = scores.page.copy()
+            evidence = self._evidence(query.segments[0].text, scores)
             for page_id, bonus in anchors:
-                page[self.index.position(page_id)] += bonus
+                pos = self.index.position(page_id)
+                page[pos] += bonus * (1.0 if evidence is None else evidence[pos])
             scores = Scores(page, scores.chunk)
         if not resolution.pool or bare is None:
             hits = self.index.rank(scores, self.params.top_pages + 1)

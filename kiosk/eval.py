@@ -1,9 +1,16 @@
 """Evaluation of query strategies on dialogues (format: ../shared/bench/README.md).
 
+Strategies: `raw` (the utterance alone), `page_lexical` (the utterance over whole-page BM25, a
+plain lexical baseline), `prev_user`, `prev_exchange`, `window3` (fixed context windows), `seed`
+(the article's rules as written, kiosk/dialogue/seed.py), `resolved` (the brain), and where the
+data allows `oracle_ref` (the utterance plus the exchange its `ref` names: the upper bound of
+context selection for this ranker) and `oracle` (the human rewrite).
+
 Every strategy keeps its own history: each turn's `reply` when the data gives one, else the
 reply the system itself produced with that strategy. Metrics: top-1 and MRR (over the first
-`top_pages` pages). A turn that expects no page is right when nothing is searched and, for acts,
-when the act matches.
+`top_pages` pages), over all turns, over the turns that expect a page (`page_*`) and per kind.
+A turn that expects no page is right when nothing is searched and, for acts, when the act
+matches.
 """
 
 from __future__ import annotations

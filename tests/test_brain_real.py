@@ -103,3 +103,27 @@ def test_converted_e5_agrees_with_the_package_c_engine(models_dir: Path) -> None
     assert report["token_mismatches"] == 0
     assert report["tokenizers_json_mismatches"] == 0
     assert report["e5-small-int8"]["cosine_mean"] >= 0.99
+
+
+def _bare_top(brain: Brain, utterance: str, lang: str) -> str:
+    from kiosk.dialogue.query import SearchQuery
+
+    return brain.search(SearchQuery.of(utterance), lang)[0].page_id
+
+
+def test_follow_up_with_words_of_its_own_stays_on_the_page_pointed_at(brain: Brain) -> None:
+    """'is it busy at lunch' alone finds another page; after the cafe's answer it means the
+    cafe: the exchange's page is a candidate whatever the bare words found."""
+    first = brain.respond((), "where is the cafe", None, "en")
+    assert first.ranking[0] == "en/cafe.md"
+    assert _bare_top(brain, "is it busy at lunch", "en") != "en/cafe.md"
+    follow = brain.respond((first.exchange(),), "is it busy at lunch", None, "en")
+    assert follow.ranking[0] == "en/cafe.md"
+
+
+def test_this_plus_a_noun_is_the_page_on_screen(brain: Brain) -> None:
+    """The visitor tapped to the tickets page after the cafe's answer: "this" is the screen."""
+    first = brain.respond((), "カフェはどこ", None, "ja")
+    assert _bare_top(brain, "この料金って何", "ja") != "ja/tickets.html"
+    turn = brain.respond((first.exchange(),), "この料金って何", "ja/tickets.html", "ja")
+    assert turn.ranking[0] == "ja/tickets.html"

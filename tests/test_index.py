@@ -81,3 +81,51 @@ def test_failed_build_leaves_the_old_index_usable(tmp_path: Path) -> None:
 def test_overview_pages_prefer_the_visitor_language(tmp_path: Path) -> None:
     index = build_index(_site(tmp_path / "site"), HashingEmbedder())
     assert index.overview_pages("en")[0].page_id == "en/index.md"
+
+
+def test_page_postings_sum_the_chunks_of_each_page(tmp_path: Path) -> None:
+    """Whole-page BM25 postings come from the chunk postings: a term's frequency on a page is
+    the sum over its chunks, and a page's length theirs."""
+    root = tmp_path / "site"
+    root.mkdir()
+    long_text = "\n\n".join(f"## Part {i}\nThe parade passes gate {i}. " + "Penguins walk. " * 30
+                            for i in range(6))
+    (root / "penguins.md").write_text("# Penguins\n" + long_text, encoding="utf-8")
+    (root / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    index = build_index(root, HashingEmbedder())
+    pages = index.page_lexical
+    tid = pages.vocab["parad"] if "parad" in pages.vocab else pages.vocab["parade"]
+    posting = slice(pages.indptr[tid], pages.indptr[tid + 1])
+    penguins = index.position("penguins.md")
+    assert list(pages.post_chunk[posting]) == [penguins]
+    assert float(pages.post_tf[posting][0]) == 6.0  # once in each of the six parts
+    chunks = index.page_chunks("penguins.md")
+    assert len(chunks) >= 6
+    first = index.pages[penguins].first_chunk
+    assert float(pages.chunk_len[penguins]) == float(
+        index.lexical.chunk_len[first:first + len(chunks)].sum())
+
+
+def test_coverage_is_the_share_of_the_words_a_page_holds(tmp_path: Path) -> None:
+    index = build_index(_site(tmp_path / "site"), HashingEmbedder())
+    cover = index.coverage("does the cafe have spaces for parking")
+    assert cover[index.position("en/cafe.md")] > 0
+    assert cover[index.position("en/parking.md")] > cover[index.position("en/cafe.md")]
+    assert cover[index.position("en/index.md")] == 0.0
+    assert not index.coverage("the and of").any()
+
+
+def test_landing_page_with_its_text_in_front_matter_is_the_site_listing(tmp_path: Path) -> None:
+    """A landing page whose prose is all front matter (a static site's layout renders it) is
+    in the site's language and answers "what else is here", before a section's index."""
+    root = tmp_path / "site"
+    (root / "blog").mkdir(parents=True)
+    (root / "README.md").write_text(
+        '---\nlayout: Landing\ndescription: "Misskeyはオープンソースの分散型SNSです。"\n---\n',
+        encoding="utf-8")
+    (root / "blog" / "index.md").write_text("# ブログ\nお知らせの一覧です。", encoding="utf-8")
+    (root / "faq.md").write_text("# よくある質問\nサーバーは誰が運営していますか。",
+                                 encoding="utf-8")
+    index = build_index(root, HashingEmbedder())
+    assert index.page("README.md").lang == "ja"  # type: ignore[union-attr]
+    assert index.overview_pages("ja")[0].page_id == "README.md"

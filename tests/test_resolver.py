@@ -223,3 +223,71 @@ def test_first_turn_searches_its_own_words() -> None:
 )
 def test_classify_act_english(text: str, act: str | None) -> None:
     assert classify_act(text, load_lexicon("en")) == act
+
+
+def test_immediate_points_at_the_page_of_the_last_answer_past_an_apology() -> None:
+    """The page of the exchange pointed at is the first candidate; an apology is no answer,
+    so the visitor who asks again after one still means the page before it."""
+    history = (*EN_HISTORY, Exchange("and if i um", "Sorry, I didn't catch that.", "en",
+                                     page_id="en/lost-and-found.md", repair=True))
+    r = decide(analyze("how much does it cost", history, load_lexicon("en"), P), history, P)
+    assert r.kind == IMMEDIATE
+    assert dict(r.anchors) == {"en/cafe.md": P.anchor_immediate}
+    own = "is there a vegetarian curry on that menu for children"
+    r = decide(analyze(own, history, load_lexicon("en"), P), history, P)
+    assert dict(r.anchors) == {"en/cafe.md": P.anchor_immediate_own}  # its words weigh more
+
+
+@pytest.mark.parametrize(("lang", "utterance"), [
+    ("en", "what is this chart thing"),
+    ("en", "who do i call to get this started"),
+    ("ja", "このイベントって何時から"),
+])
+def test_this_plus_a_noun_points_at_the_page_on_screen(lang: str, utterance: str) -> None:
+    history = _history(lang)
+    a = analyze(utterance, history, load_lexicon(lang), P)
+    assert a.proximal and a.kind != PAGE  # a search, with the screen as first candidate
+    r = decide(a, history, P, bare_confidence=(0.6, 0.5), screen_page="x/screen.md")
+    assert r.query is not None
+    assert dict(r.anchors)["x/screen.md"] == P.anchor_screen
+    # without a page on screen there is nothing to point at
+    assert "x/screen.md" not in dict(decide(a, history, P, (0.6, 0.5), None).anchors)
+
+
+def test_here_with_a_topic_is_a_search_not_a_page_summary() -> None:
+    a = analyze("is there something on here about parking", (), load_lexicon("en"), P)
+    assert a.kind != PAGE
+    r = decide(a, (), P, screen_page="en/cafe.md")
+    assert r.query is not None and dict(r.anchors) == {"en/cafe.md": P.anchor_screen}
+
+
+@pytest.mark.parametrize(("lang", "utterance"), [
+    ("en", "what else can you help me with"),
+    ("en", "whats everything else on this kiosk"),
+    ("ja", "このサイトには何があるの"),
+])
+def test_site_question_without_a_topic_lists_the_site(lang: str, utterance: str) -> None:
+    a = analyze(utterance, _history(lang), load_lexicon(lang), P)
+    assert a.kind == SITE
+    assert decide(a, _history(lang), P).query is None
+
+
+def test_distant_clue_found_by_meaning_when_no_2gram_matches() -> None:
+    """'the drawing one from before': no 2-gram of 'drawing' is in any exchange; the brain's
+    similarity (0..1 per exchange) picks the exchange when it leads by the margin."""
+    lex = load_lexicon("en")
+    utterance = "going back to the drawing one from before can kids join"
+    assert decide(analyze(utterance, EN_HISTORY, lex, P), EN_HISTORY, P).kind != DISTANT
+    similarity = (0.2, 0.6, 0.25)
+    a = analyze(utterance, EN_HISTORY, lex, P, similarity)
+    assert a.kind == DISTANT and a.distant_index == 1
+    r = decide(a, EN_HISTORY, P)
+    assert dict(r.anchors) == {"en/robot-lab.md": P.anchor_distant}
+    # no lead: nothing is picked rather than a guess
+    assert analyze(utterance, EN_HISTORY, lex, P, (0.55, 0.6, 0.58)).kind != DISTANT
+
+
+def test_hearsay_is_no_distant_reference() -> None:
+    """「〜って聞いたけど」 (I heard that ...) points at the world, not at the conversation."""
+    a = analyze("時計を画面の端に置けるって聞いたけど", JA_HISTORY, load_lexicon("ja"), P)
+    assert a.kind != DISTANT and a.kind != PAGE

@@ -105,3 +105,25 @@ def test_chunks_follow_headings_and_length() -> None:
 def test_page_without_text_still_has_one_chunk() -> None:
     page = site_mod.Page("p.md", "Only Title", "en", (), "h")
     assert [c.text for c in chunk_page(page)] == ["Only Title"]
+
+
+def test_front_matter_prose_is_text_but_link_cards_are_not() -> None:
+    """A static site renders its `description` and its landing blocks (title + description);
+    cards that link elsewhere describe other pages and stay out."""
+    title, sections = parse_markdown(
+        "---\ntitle: Dental Care\ndescription: Find out if you qualify for dental care.\n"
+        "relatedlinks:\n  - heading: More\n    links:\n      - url: /eligibility/\n"
+        "        title: Eligibility\n        description: Not sure if you qualify?\n"
+        "features:\n  open:\n    title: Open\n    description: Anyone can run a server.\n"
+        "---\n# Dental Care\nVA places you into a benefits class.\n")
+    assert title == "Dental Care"
+    texts = [s.text for s in sections]
+    assert texts[0] == "Find out if you qualify for dental care."
+    assert ("Open", "Anyone can run a server.") in [(s.heading, s.text) for s in sections]
+    assert not any("Not sure" in t for t in texts)
+    assert sections[-1].heading == "Dental Care"
+
+
+def test_front_matter_that_is_not_yaml_is_only_skipped() -> None:
+    title, sections = parse_markdown("---\ntitle: A\ndescription: [unclosed\n---\n# A\nBody.\n")
+    assert title == "A" and [s.text for s in sections] == ["Body."]

@@ -72,7 +72,7 @@ class ResolverParams:
     # much added to their score (page scores run 0..1; a clear answer is ~0.5). The visitor's
     # own words can still outrank them by more than that.
     anchor_immediate: float = 0.25
-    anchor_immediate_own: float = 0.12  # ... when the utterance has words enough to stand alone
+    anchor_immediate_own: float = 0.06  # ... when the utterance has words enough to stand alone
     anchor_distant: float = 0.15
     anchor_ellipsis: float = 0.0
     anchor_screen: float = 0.25

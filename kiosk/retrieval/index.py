@@ -109,10 +109,7 @@ class SiteIndex:
         """Home / index pages: the natural answer to 'what is on this site'."""
         found = [p for p in self.pages
                  if p.page_id.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() in OVERVIEW_STEMS]
-        # The visitor's language first where the site has two; then the site's root first.
-        bilingual = len(self._langs) > 1
-        found.sort(key=lambda p: (bilingual and p.lang != lang, p.page_id.count("/"),
-                                  p.page_id))
+        found.sort(key=lambda p: (p.lang != lang, p.page_id.count("/"), p.page_id))
         return found
 
     # ------------------------------------------------------------ search
@@ -145,6 +142,21 @@ class SiteIndex:
     def page_lexical(self) -> LexicalIndex:
         """BM25 postings with each page as one document (built from the chunks' on first use)."""
         return self.lexical.grouped(self._chunk_page, len(self.pages))
+
+    def coverage(self, text: str) -> npt.NDArray[np.float32]:
+        """Per page, the share of the text's query-term weight that occurs on it (0..1)."""
+        weights = query_weights(text)
+        total = sum(weights.values())
+        out = np.zeros(len(self.pages), dtype=np.float32)
+        if total <= 0:
+            return out
+        postings = self.page_lexical
+        for term, weight in weights.items():
+            tid = postings.vocab.get(term)
+            if tid is not None:
+                pages = postings.post_chunk[postings.indptr[tid]:postings.indptr[tid + 1]]
+                out[pages] += weight / total
+        return out
 
     def chunk_scores(self, query: SearchQuery, embedder: Embedder,
                      weights: RankWeights) -> npt.NDArray[np.float32]:
