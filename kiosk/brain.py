@@ -22,6 +22,7 @@ from kiosk.dialogue.resolver import (
     REPEAT,
     SITE,
     Analysis,
+    Anchor,
     Resolution,
     ResolverParams,
     analyze,
@@ -131,6 +132,23 @@ class Brain:
         return tuple(float(np.clip((float(self._exchange_vectors[t] @ query) - floor)
                                    / (1.0 - floor), 0.0, 1.0)) for t in texts)
 
+    def _said_from(self, anchor: Anchor, lang: str) -> Anchor:
+        """The anchor moved to the page its reply was said from, when that is clearly another
+        page: a history whose replies came from elsewhere (an operator's script, a replayed
+        dialogue) must not tie the follow-up to a page that never said them."""
+        if not anchor.said:
+            return anchor
+        hits = self.index.search(SearchQuery.of(anchor.said), self.embedder, lang,
+                                 self.params.rank, 3)
+        scores = {h.page_id: h.score for h in hits}
+        best = hits[0] if hits else None
+        if best is None or best.page_id == anchor.page_id:
+            return anchor
+        own = scores.get(anchor.page_id, 0.0)
+        if best.score - own < self.params.resolver.said_from_margin:
+            return anchor
+        return anchor._replace(page_id=best.page_id)
+
     def _evidence(self, utterance: str, scores: Scores) -> npt.NDArray[np.float32] | None:
         """Per page, 0..1: how much of the visitor's own words it holds, relative to the page
         that holds most of them among the best-scored ones. A follow-up that brings words the
@@ -157,13 +175,15 @@ class Brain:
         search's first pages (those within the band of its best) and the anchors compete, and
         the rest follow in bare order."""
         scores = self.index.score(query, self.embedder, lang, self.params.rank)
-        anchors = [(p, b) for p, b in resolution.anchors if self.index.page(p) is not None]
+        anchors = [self._said_from(a, lang) for a in resolution.anchors
+                   if self.index.page(a.page_id) is not None]
         if anchors:
             page = scores.page.copy()
             evidence = self._evidence(query.segments[0].text, scores)
-            for page_id, bonus in anchors:
-                pos = self.index.position(page_id)
-                page[pos] += bonus * (1.0 if evidence is None else evidence[pos])
+            for anchor in anchors:
+                pos = self.index.position(anchor.page_id)
+                fit = 1.0 if evidence is None else float(evidence[pos])
+                page[pos] += anchor.bonus * fit * self.index.unsaid(anchor.page_id, anchor.said)
             scores = Scores(page, scores.chunk)
         if not resolution.pool or bare is None:
             hits = self.index.rank(scores, self.params.top_pages + 1)
@@ -173,7 +193,7 @@ class Brain:
         bare_hits = bare[1]
         floor = resolution.band * bare_hits[0].score if bare_hits else 0.0
         candidates = [h.page_id for h in bare_hits[: resolution.pool] if h.score >= floor]
-        candidates += [p for p, _ in anchors if p not in candidates]
+        candidates += [a.page_id for a in anchors if a.page_id not in candidates]
         head = self.index.rank(scores, len(candidates), only=candidates)
         chosen = set(candidates)
         return (head + [h for h in bare_hits if h.page_id not in chosen])[: self.params.top_pages]

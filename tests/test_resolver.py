@@ -16,6 +16,7 @@ from kiosk.dialogue.resolver import (
     PAGE,
     REPEAT,
     SITE,
+    Anchor,
     ResolverParams,
     analyze,
     classify_act,
@@ -225,6 +226,10 @@ def test_classify_act_english(text: str, act: str | None) -> None:
     assert classify_act(text, load_lexicon("en")) == act
 
 
+def _bonus(anchors: tuple[Anchor, ...]) -> dict[str, float]:
+    return {a.page_id: a.bonus for a in anchors}
+
+
 def test_immediate_points_at_the_page_of_the_last_answer_past_an_apology() -> None:
     """The page of the exchange pointed at is the first candidate; an apology is no answer,
     so the visitor who asks again after one still means the page before it."""
@@ -232,10 +237,10 @@ def test_immediate_points_at_the_page_of_the_last_answer_past_an_apology() -> No
                                      page_id="en/lost-and-found.md", repair=True))
     r = decide(analyze("how much does it cost", history, load_lexicon("en"), P), history, P)
     assert r.kind == IMMEDIATE
-    assert dict(r.anchors) == {"en/cafe.md": P.anchor_immediate}
+    assert _bonus(r.anchors) == {"en/cafe.md": P.anchor_immediate}
     own = "is there a vegetarian curry on that menu for children"
     r = decide(analyze(own, history, load_lexicon("en"), P), history, P)
-    assert dict(r.anchors) == {"en/cafe.md": P.anchor_immediate_own}  # its words weigh more
+    assert _bonus(r.anchors) == {"en/cafe.md": P.anchor_immediate_own}  # its words weigh more
 
 
 @pytest.mark.parametrize(("lang", "utterance"), [
@@ -249,16 +254,16 @@ def test_this_plus_a_noun_points_at_the_page_on_screen(lang: str, utterance: str
     assert a.proximal and a.kind != PAGE  # a search, with the screen as first candidate
     r = decide(a, history, P, bare_confidence=(0.6, 0.5), screen_page="x/screen.md")
     assert r.query is not None
-    assert dict(r.anchors)["x/screen.md"] == P.anchor_screen
+    assert _bonus(r.anchors)["x/screen.md"] == P.anchor_screen
     # without a page on screen there is nothing to point at
-    assert "x/screen.md" not in dict(decide(a, history, P, (0.6, 0.5), None).anchors)
+    assert "x/screen.md" not in _bonus(decide(a, history, P, (0.6, 0.5), None).anchors)
 
 
 def test_here_with_a_topic_is_a_search_not_a_page_summary() -> None:
     a = analyze("is there something on here about parking", (), load_lexicon("en"), P)
     assert a.kind != PAGE
     r = decide(a, (), P, screen_page="en/cafe.md")
-    assert r.query is not None and dict(r.anchors) == {"en/cafe.md": P.anchor_screen}
+    assert r.query is not None and _bonus(r.anchors) == {"en/cafe.md": P.anchor_screen}
 
 
 @pytest.mark.parametrize(("lang", "utterance"), [
@@ -282,7 +287,7 @@ def test_distant_clue_found_by_meaning_when_no_2gram_matches() -> None:
     a = analyze(utterance, EN_HISTORY, lex, P, similarity)
     assert a.kind == DISTANT and a.distant_index == 1
     r = decide(a, EN_HISTORY, P)
-    assert dict(r.anchors) == {"en/robot-lab.md": P.anchor_distant}
+    assert _bonus(r.anchors) == {"en/robot-lab.md": P.anchor_distant}
     # no lead: nothing is picked rather than a guess
     assert analyze(utterance, EN_HISTORY, lex, P, (0.55, 0.6, 0.58)).kind != DISTANT
 

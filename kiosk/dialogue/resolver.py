@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import ACTS, Lexicon
@@ -72,10 +73,12 @@ class ResolverParams:
     # much added to their score (page scores run 0..1; a clear answer is ~0.5). The visitor's
     # own words can still outrank them by more than that.
     anchor_immediate: float = 0.25
-    anchor_immediate_own: float = 0.06  # ... when the utterance has words enough to stand alone
+    anchor_immediate_own: float = 0.15  # ... when the utterance has words enough to stand alone
     anchor_distant: float = 0.15
     anchor_ellipsis: float = 0.0
     anchor_screen: float = 0.25
+    # A reply that another page matches better by this much was not said from its anchor page.
+    said_from_margin: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,15 @@ class Analysis:
         return self.kind == INDEPENDENT and self.has_own_content and not self.rejection
 
 
+class Anchor(NamedTuple):
+    """A page the reference points at, the score it may gain, and what the avatar already said
+    from it (a page that has said all it holds cannot answer a follow-up)."""
+
+    page_id: str
+    bonus: float
+    said: str = ""
+
+
 @dataclass(frozen=True)
 class Resolution:
     lang: str
@@ -113,9 +125,9 @@ class Resolution:
     avoid_page: str | None = None  # the page a bare rejection ("not that one") turns away from
     pool: int = 0  # > 0: rerank only the bare utterance's top `pool` pages with the query
     band: float = 0.0  # ... and of those, only pages scoring >= band x the best bare score
-    # Pages the reference points at (exchange's page, page on screen), with the score they gain;
-    # they always join the candidates.
-    anchors: tuple[tuple[str, float], ...] = ()
+    # Pages the reference points at (exchange's page, page on screen); they always join the
+    # candidates.
+    anchors: tuple[Anchor, ...] = ()
 
 
 def clean(text: str) -> str:
@@ -290,13 +302,14 @@ def _answered(history: History) -> int | None:
     return None
 
 
-def _anchors(*pairs: tuple[str | None, float]) -> tuple[tuple[str, float], ...]:
-    """(page, bonus) pairs without empty pages or bonuses; a page named twice keeps the larger."""
-    out: dict[str, float] = {}
-    for page, bonus in pairs:
-        if page is not None and bonus > 0:
-            out[page] = max(bonus, out.get(page, 0.0))
-    return tuple(out.items())
+def _anchors(*found: tuple[str | None, float, str]) -> tuple[Anchor, ...]:
+    """(page, bonus, said) without empty pages or bonuses; a page named twice keeps the larger
+    bonus."""
+    out: dict[str, Anchor] = {}
+    for page, bonus, said in found:
+        if page is not None and bonus > 0 and bonus > out.get(page, Anchor(page, 0.0)).bonus:
+            out[page] = Anchor(page, bonus, said)
+    return tuple(out.values())
 
 
 def decide(analysis: Analysis, history: History, params: ResolverParams,
@@ -321,7 +334,7 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         query = base if a.strength >= params.pool_min_strength else None
         return Resolution(a.lang, None, a.kind, a.detail, query)
     # "this" / "here" with a page on screen: the screen is the first candidate.
-    screen_anchor = (screen_page, params.anchor_screen if a.proximal else 0.0)
+    screen_anchor = (screen_page, params.anchor_screen if a.proximal else 0.0, "")
     prev = _previous_usable(history)
     if a.rejection and prev is not None:
         # The visitor rejects the answer, not the question: "no, I mean for children" keeps
@@ -343,10 +356,11 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         return Resolution(a.lang, None, DISTANT, a.detail,
                           SearchQuery(base.segments + tuple(segs)), (a.distant_index,),
                           pool=params.pool_deictic if pooled else 0,
-                          anchors=_anchors((ex.page_id, params.anchor_distant)))
+                          anchors=_anchors((ex.page_id, params.anchor_distant, ex.reply)))
     kind = a.kind
     answered = _answered(history)
     answered_page = history[answered].page_id if answered is not None else None
+    answered_said = history[answered].reply if answered is not None else ""
     if kind == IMMEDIATE:
         weight = params.deictic_weight_own if own else params.deictic_weight_bare
         pool = params.pool_deictic if pooled else 0
@@ -371,4 +385,4 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         QuerySegment(a.utterance, params.bare_utterance_weight, "utterance"),)
     return Resolution(a.lang, None, kind, a.detail, SearchQuery(head + tuple(segs)),
                       (prev,), pool=pool, band=band,
-                      anchors=_anchors((answered_page, bonus), screen_anchor))
+                      anchors=_anchors((answered_page, bonus, answered_said), screen_anchor))

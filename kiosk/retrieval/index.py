@@ -77,6 +77,7 @@ class SiteIndex:
     _page_lang_en: npt.NDArray[np.bool_] = field(
         default_factory=lambda: np.zeros(0, dtype=np.bool_), init=False, repr=False)
     _langs: frozenset[str] = field(default_factory=frozenset, init=False, repr=False)
+    _page_terms: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._page_pos = {p.page_id: i for i, p in enumerate(self.pages)}
@@ -157,6 +158,17 @@ class SiteIndex:
                 pages = postings.post_chunk[postings.indptr[tid]:postings.indptr[tid + 1]]
                 out[pages] += weight / total
         return out
+
+    def unsaid(self, page_id: str, said: str) -> float:
+        """Share (0..1) of the page's distinct terms that `said` does not hold: what the page
+        has left to tell after a reply took that much from it."""
+        page_terms = self._page_terms.get(page_id)
+        if page_terms is None:
+            page_terms = frozenset(t for c in self.page_chunks(page_id) for t in terms(c.text))
+            self._page_terms[page_id] = page_terms
+        if not page_terms:
+            return 0.0
+        return 1.0 - len(page_terms & set(terms(said))) / len(page_terms)
 
     def chunk_scores(self, query: SearchQuery, embedder: Embedder,
                      weights: RankWeights) -> npt.NDArray[np.float32]:
