@@ -22,23 +22,19 @@ from kiosk.dialogue.resolver import (
     REPEAT,
     SITE,
     Analysis,
-    Anchor,
     Resolution,
     ResolverParams,
     analyze,
     clean,
     decide,
     distant_clue,
-    exchange_text,
     is_repair,
 )
-from kiosk.retrieval.embedder import Embedder, Vectors
+from kiosk.retrieval.embedder import Embedder
 from kiosk.retrieval.index import PageHit, RankWeights, Scores, SiteIndex
 from kiosk.text import detect_lang
 
 log = logging.getLogger(__name__)
-
-_EXCHANGE_CACHE = 64  # a dialogue holds at most 16 exchanges; a few visitors' worth
 
 
 @dataclass(frozen=True)
@@ -103,8 +99,6 @@ class Brain:
         self.index = index
         self.embedder = embedder
         self.params = params or BrainParams()
-        # Embeddings of remembered exchanges, for distant references (oldest dropped first).
-        self._exchange_vectors: dict[str, Vectors] = {}
 
     def search(self, query: SearchQuery, lang: str, avoid_page: str | None = None) -> list[PageHit]:
         hits = self.index.search(query, self.embedder, lang, self.params.rank,
@@ -116,38 +110,25 @@ class Brain:
     def _distant_similarity(self, utterance: str, history: History,
                             lex: Lexicon) -> tuple[float, ...] | None:
         """For a distant reference: how close in meaning its clue is to each earlier exchange
-        (0..1, rescaled from the embedder's unrelated level); None for any other utterance."""
+        (0..1, rescaled from the embedder's unrelated level): to the visitor's words then, or
+        to the page it was answered from (its best chunk). Both vectors exist already (the
+        embedder remembers recent queries; chunk vectors are in the index), so this costs one
+        short query. None for any other utterance."""
         clue = distant_clue(clean(utterance), lex) if history else None
         if not clue:
             return None
-        texts = [exchange_text(ex) for ex in history]
-        missing = [t for t in dict.fromkeys(texts) if t not in self._exchange_vectors]
-        if missing:
-            for text, vec in zip(missing, self.embedder.embed_passages(missing), strict=True):
-                self._exchange_vectors[text] = vec
-            while len(self._exchange_vectors) > _EXCHANGE_CACHE:
-                self._exchange_vectors.pop(next(iter(self._exchange_vectors)))
-        query = self.embedder.embed_queries([clue])[0]
+        vectors = self.embedder.embed_queries([clue] + [ex.user for ex in history])
+        query, users = vectors[0], vectors[1:] @ vectors[0]
         floor = self.embedder.score_floor
-        return tuple(float(np.clip((float(self._exchange_vectors[t] @ query) - floor)
-                                   / (1.0 - floor), 0.0, 1.0)) for t in texts)
-
-    def _said_from(self, anchor: Anchor, lang: str) -> Anchor:
-        """The anchor moved to the page its reply was said from, when that is clearly another
-        page: a history whose replies came from elsewhere (an operator's script, a replayed
-        dialogue) must not tie the follow-up to a page that never said them."""
-        if not anchor.said:
-            return anchor
-        hits = self.index.search(SearchQuery.of(anchor.said), self.embedder, lang,
-                                 self.params.rank, 3)
-        scores = {h.page_id: h.score for h in hits}
-        best = hits[0] if hits else None
-        if best is None or best.page_id == anchor.page_id:
-            return anchor
-        own = scores.get(anchor.page_id, 0.0)
-        if best.score - own < self.params.resolver.said_from_margin:
-            return anchor
-        return anchor._replace(page_id=best.page_id)
+        out: list[float] = []
+        for ex, user in zip(history, users, strict=True):
+            best = float(user)
+            info = self.index.page(ex.page_id) if ex.page_id else None
+            if info is not None:
+                chunks = self.index.vectors[info.first_chunk:info.first_chunk + info.n_chunks]
+                best = max(best, float((chunks @ query).max()))
+            out.append(float(np.clip((best - floor) / (1.0 - floor), 0.0, 1.0)))
+        return tuple(out)
 
     def _evidence(self, utterance: str, scores: Scores) -> npt.NDArray[np.float32] | None:
         """Per page, 0..1: how much of the visitor's own words it holds, relative to the page
@@ -175,8 +156,7 @@ class Brain:
         search's first pages (those within the band of its best) and the anchors compete, and
         the rest follow in bare order."""
         scores = self.index.score(query, self.embedder, lang, self.params.rank)
-        anchors = [self._said_from(a, lang) for a in resolution.anchors
-                   if self.index.page(a.page_id) is not None]
+        anchors = [a for a in resolution.anchors if self.index.page(a.page_id) is not None]
         if anchors:
             page = scores.page.copy()
             evidence = self._evidence(query.segments[0].text, scores)

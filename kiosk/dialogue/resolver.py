@@ -77,8 +77,6 @@ class ResolverParams:
     anchor_distant: float = 0.15
     anchor_ellipsis: float = 0.0
     anchor_screen: float = 0.25
-    # A reply that another page matches better by this much was not said from its anchor page.
-    said_from_margin: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -168,12 +166,6 @@ def distant_clue(text: str, lex: Lexicon) -> str | None:
     if not lex.find(text, lex.distant):
         return None
     return " ".join(content_terms(lex.strip(text, lex.topic_nouns)))
-
-
-def exchange_text(ex: Exchange) -> str:
-    """What a distant clue is matched against: the visitor's words, the page's title and,
-    unless it was an apology, the reply."""
-    return " ".join(p for p in (ex.user, ex.page_title, "" if ex.repair else ex.reply) if p)
 
 
 def _pick_distant(clue: str, history: History, want_first: bool, params: ResolverParams,

@@ -77,7 +77,6 @@ class SiteIndex:
     _page_lang_en: npt.NDArray[np.bool_] = field(
         default_factory=lambda: np.zeros(0, dtype=np.bool_), init=False, repr=False)
     _langs: frozenset[str] = field(default_factory=frozenset, init=False, repr=False)
-    _page_terms: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._page_pos = {p.page_id: i for i, p in enumerate(self.pages)}
@@ -159,16 +158,28 @@ class SiteIndex:
                 out[pages] += weight / total
         return out
 
+    @cached_property
+    def _page_vocabulary(self) -> npt.NDArray[np.int64]:
+        """Per page, how many distinct terms it has."""
+        return np.bincount(self.page_lexical.post_chunk, minlength=len(self.pages))
+
     def unsaid(self, page_id: str, said: str) -> float:
         """Share (0..1) of the page's distinct terms that `said` does not hold: what the page
         has left to tell after a reply took that much from it."""
-        page_terms = self._page_terms.get(page_id)
-        if page_terms is None:
-            page_terms = frozenset(t for c in self.page_chunks(page_id) for t in terms(c.text))
-            self._page_terms[page_id] = page_terms
-        if not page_terms:
+        pos = self._page_pos[page_id]
+        size = int(self._page_vocabulary[pos])
+        if size == 0:
             return 0.0
-        return 1.0 - len(page_terms & set(terms(said))) / len(page_terms)
+        postings = self.page_lexical
+        held = 0
+        for term in set(terms(said)):
+            tid = postings.vocab.get(term)
+            if tid is None:
+                continue
+            pages = postings.post_chunk[postings.indptr[tid]:postings.indptr[tid + 1]]
+            at = int(np.searchsorted(pages, pos))  # a term's pages are in ascending order
+            held += at < len(pages) and int(pages[at]) == pos
+        return 1.0 - held / size
 
     def chunk_scores(self, query: SearchQuery, embedder: Embedder,
                      weights: RankWeights) -> npt.NDArray[np.float32]:
