@@ -8,6 +8,7 @@ the two best pages the visitor means, never a bare apology.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from kiosk.dialogue.history import History
@@ -44,14 +45,43 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
     return join.join(quoted[:-1]) + last + quoted[-1]
 
 
+_URL = re.compile(r"https?://|www\.|\S+@\S+\.\w")
+_END_EN = re.compile(r"[.!?)\"”’]$")
+_END_JA = re.compile(r"[。！？!?）」』]$")
+# "Note: ...", "Tip: ...", "注意：...": a typographic label before a sentence, not words to say.
+_LABEL = re.compile(r"^(?:note|tip|important|warning|caution|注意|ヒント|補足|メモ)\s*[:：]\s*",
+                    re.I)
+
+
+def speakable(sentence: str, lang: str) -> str | None:
+    """The sentence as it can be spoken, or None when it is not prose: an address, a link or a
+    label (no sentence end), a heading or list item, an introduction to a list (ends with a
+    colon), or code."""
+    text = _LABEL.sub("", sentence.strip())
+    if not text or _URL.search(text) or text.endswith((":", "：")):
+        return None
+    if any(ch in text for ch in "{}<>=|`"):
+        return None
+    if lang == "ja":
+        if not _END_JA.search(text) or len(text) < 12:
+            return None
+    elif not _END_EN.search(text) or len(text.split()) < 4:
+        return None
+    return text
+
+
 def page_sentences(index: SiteIndex, page_id: str) -> tuple[list[str], list[str]]:
-    """The page's sentences in order, and the heading each stands under."""
+    """The page's speakable sentences in order, and the heading each stands under."""
+    info = index.page(page_id)
+    lang = info.lang if info is not None else "en"
     out: list[str] = []
     heads: list[str] = []
     for chunk in index.page_chunks(page_id):
-        found = sentences(chunk.text)
-        out.extend(found)
-        heads.extend([chunk.heading] * len(found))
+        for sentence in sentences(chunk.text):
+            text = speakable(sentence, lang)
+            if text is not None:
+                out.append(text)
+                heads.append(chunk.heading)
     return out, heads
 
 
@@ -60,15 +90,28 @@ def _fits(lang: str, chosen: list[str], extra: str) -> bool:
     return len(sep.join([*chosen, extra])) <= MAX_REPLY_CHARS.get(lang, 260)
 
 
-def _run_from(sents: list[str], start: int, lang: str, limit: int) -> tuple[int, ...]:
-    """Consecutive sentences from start, as many as fit the spoken length (at least one)."""
+def _run_from(sents: list[str], heads: list[str], start: int, lang: str,
+              limit: int) -> tuple[int, ...]:
+    """Consecutive sentences from start under the same heading, as many as fit the spoken
+    length (at least one)."""
     picked: list[int] = []
     for i in range(start, len(sents)):
         full = len(picked) >= limit or not _fits(lang, [sents[j] for j in picked], sents[i])
-        if picked and full:
+        if picked and (full or heads[i] != heads[start]):
             break
         picked.append(i)
     return tuple(picked)
+
+
+def _with_antecedent(sents: list[str], heads: list[str], start: int, lex: Lexicon) -> int:
+    """A sentence that opens with a pronoun or a connective ("It is open from ...", "しかし")
+    leans on the one before it: start there, when it stands under the same heading."""
+    first = sents[start].lower()
+    dangling = lex.find(" ".join(first.split()[:3]), lex.dangling) if lex.word_boundaries \
+        else [w for w in lex.dangling if first.startswith(w)]
+    if dangling and start > 0 and heads[start - 1] == heads[start]:
+        return start - 1
+    return start
 
 
 def _cue_terms(text: str, lex: Lexicon) -> set[str]:
@@ -97,18 +140,21 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
                 cues: set[str]) -> int:
     """The sentence that best answers the query. Terms are weighted by how rare they are on
     this page: the page's own topic (in nearly every sentence) tells sentences apart least.
-    A sentence also owns the words of its heading ("Tickets for the planetarium")."""
-    found = [set(terms(sent)) | set(terms(head)) for sent, head in zip(sents, heads, strict=True)]
+    A sentence also owns the words of its heading ("Tickets for the planetarium"), at half
+    the weight of its own: a page's title heads its introduction, which must not outrank the
+    section that says it."""
+    own = [set(terms(sent)) for sent in sents]
+    headed = [set(terms(head)) - words for head, words in zip(heads, own, strict=True)]
     n = len(sents)
     df: dict[str, int] = {}
-    for words in found:
-        for t in words:
+    for words, head_words in zip(own, headed, strict=True):
+        for t in words | head_words:
             df[t] = df.get(t, 0) + 1
     best, best_score = 0, -1.0
-    for i, words in enumerate(found):
-        score = sum(w * math.log((n + 1) / (df[t] + 0.5)) for t, w in query_terms.items()
-                    if t in words)
-        score += 0.5 * len(cues & words) / max(len(cues), 1)
+    for i, (words, head_words) in enumerate(zip(own, headed, strict=True)):
+        score = sum(w * math.log((n + 1) / (df[t] + 0.5)) * (1.0 if t in words else 0.5)
+                    for t, w in query_terms.items() if t in words or t in head_words)
+        score += 0.5 * len(cues & (words | head_words)) / max(len(cues), 1)
         score -= 0.01 * i  # earlier sentences introduce; prefer them on ties
         if score > best_score:
             best, best_score = i, score
@@ -191,7 +237,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         if start >= len(sents):
             return Reply(lex.replies["detail_end"].format(title=title), page_id, title,
                          tuple(sorted(already)))
-        picked = _run_from(sents, start, lang, params.max_sentences)
+        picked = _run_from(sents, heads, start, lang, params.max_sentences)
         return Reply(lex.replies["detail_more"].format(body=_speak(sents, picked, lang)),
                      page_id, title, picked)
     if summary:
@@ -199,13 +245,15 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             start = _best_start(sents, heads, _sentence_query(r.query), set())
         else:
             start = 0
-        picked = _run_from(sents, start, lang, params.max_sentences)
+        picked = _run_from(sents, heads, _with_antecedent(sents, heads, start, lex), lang,
+                           params.max_sentences)
         body = _speak(sents, picked, lang)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
     utterance = r.query.segments[0].text
     start = _best_start(sents, heads, _sentence_query(r.query), _cue_terms(utterance, lex))
-    picked = _run_from(sents, start, lang, params.max_sentences)
+    picked = _run_from(sents, heads, _with_antecedent(sents, heads, start, lex), lang,
+                       params.max_sentences)
     return Reply(lex.replies["answer"].format(body=_speak(sents, picked, lang)),
                  page_id, title, picked)

@@ -272,6 +272,9 @@ class VoiceLoop:
         self._reply_text = result.reply.text
         self._speaker = asyncio.create_task(
             self._speak(utterance, text, result, asr_ms, brain_ms, time.perf_counter()))
+        # While the reply is spoken the brain prepares the next turn's context.
+        loop.run_in_executor(self._brain_exec, self.brain.remember,
+                             self.history[-1]).add_done_callback(_log_failure)
         await asyncio.sleep(0)  # let it start before the loop reads on
 
     async def _speak(self, utterance: Utterance, text: str, result: TurnResult, asr_ms: float,
@@ -335,6 +338,11 @@ class VoiceLoop:
         for executor in (self._asr_exec, self._brain_exec, self._tts_exec, self._read_exec,
                          self._hear_exec):
             executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _log_failure(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("brain: preparing the next turn failed: %r", future.exception())
 
 
 def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recognizer,

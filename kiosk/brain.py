@@ -92,6 +92,9 @@ class Responder(Protocol):
     def respond(self, history: History, utterance: str, screen_page: str | None = None,
                 lang: str | None = None) -> TurnResult: ...
 
+    def remember(self, exchange: Exchange) -> None:
+        """Prepare for the next turn while the reply is spoken (off the visitor's wait)."""
+
 
 class Brain:
     def __init__(self, index: SiteIndex, embedder: Embedder,
@@ -107,17 +110,25 @@ class Brain:
             hits = [h for h in hits if h.page_id != avoid_page]
         return hits[: self.params.top_pages]
 
+    def remember(self, exchange: Exchange) -> None:
+        """Embed the reply just given, as the next turn's context will: a follow-up then
+        costs one short query, not the reply's long one. The loop calls this while the reply
+        is spoken."""
+        if exchange.act is None and not exchange.repair and exchange.reply.strip():
+            self.embedder.embed_queries([exchange.reply])
+
     def _distant_similarity(self, utterance: str, history: History,
                             lex: Lexicon) -> tuple[float, ...] | None:
         """For a distant reference: how close in meaning its clue is to each earlier exchange
         (0..1, rescaled from the embedder's unrelated level): to the visitor's words then, or
-        to the page it was answered from (its best chunk). Both vectors exist already (the
-        embedder remembers recent queries; chunk vectors are in the index), so this costs one
-        short query. None for any other utterance."""
-        clue = distant_clue(clean(utterance), lex) if history else None
-        if not clue:
+        to the page it was answered from (its best chunk). Every vector exists already or is
+        needed by the search anyway (the embedder remembers recent queries; chunk vectors are
+        in the index). None for any other utterance."""
+        if not history or not distant_clue(clean(utterance), lex):
             return None
-        vectors = self.embedder.embed_queries([clue] + [ex.user for ex in history])
+        # The whole utterance, not the clue alone: its vector is the one the search embeds
+        # anyway, so the meaning costs nothing more.
+        vectors = self.embedder.embed_queries([utterance] + [ex.user for ex in history])
         query, users = vectors[0], vectors[1:] @ vectors[0]
         floor = self.embedder.score_floor
         out: list[float] = []

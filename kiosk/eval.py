@@ -16,6 +16,9 @@ matches.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,6 +142,68 @@ class _Score:
         }
 
 
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def reply_f1(lang: str, got: str, ref: str) -> float:
+    """Overlap of a spoken reply with a reference reply: word F1 (English), character 2-gram
+    F1 (Japanese, whose words are not spaced), both over NFKC-folded lower-case text."""
+    def units(text: str) -> Counter[str]:
+        text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+        if lang == "ja":
+            chars = "".join(ch for ch in text if ch.isalnum())
+            return Counter(chars[i:i + 2] for i in range(len(chars) - 1))
+        return Counter(_WORD.findall(text))
+
+    a, b = units(got), units(ref)
+    common = sum((a & b).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / sum(a.values()), common / sum(b.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+@dataclass
+class _Replies:
+    """How the resolved strategy's spoken replies fare (page turns and off-topic turns)."""
+
+    f1: list[float] = field(default_factory=list)
+    f1_page_right: list[float] = field(default_factory=list)
+    page_turns: int = 0
+    refused: int = 0  # page turns answered without a page
+    offtopic: int = 0
+    offtopic_answered: int = 0  # off-topic turns answered from a page
+
+    def add(self, turn: Turn, result: TurnResult, top1: float, lex_repair: bool) -> None:
+        answered = result.reply.page_id is not None
+        if turn.expect is None:
+            if turn.act is None:
+                self.offtopic += 1
+                self.offtopic_answered += answered
+            return
+        self.page_turns += 1
+        self.refused += not answered
+        if turn.reply is not None and not lex_repair:
+            f1 = reply_f1(result.lang, result.reply.text, turn.reply)
+            self.f1.append(f1)
+            if top1:
+                self.f1_page_right.append(f1)
+
+    def as_dict(self) -> dict[str, Any]:
+        def mean(xs: list[float]) -> float | None:
+            return round(sum(xs) / len(xs), 4) if xs else None
+
+        return {
+            "reply_f1": mean(self.f1), "reply_f1_turns": len(self.f1),
+            "reply_f1_page_right": mean(self.f1_page_right),
+            "false_refusals": round(self.refused / self.page_turns, 4) if self.page_turns
+            else None,
+            "offtopic_turns": self.offtopic,
+            "offtopic_false_answers": round(self.offtopic_answered / self.offtopic, 4)
+            if self.offtopic else None,
+        }
+
+
 def score_turn(turn: Turn, ranking: list[str], act: str | None) -> tuple[float, float]:
     if turn.expect is None:
         ok = not ranking and (turn.act is None or turn.act == act)
@@ -205,6 +270,7 @@ def evaluate(brain: Brain, dialogues: list[Dialogue],
              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     names = strategy_names(dialogues)
     scores = {name: _Score() for name in names}
+    replies = _Replies()
     records: list[dict[str, Any]] = []
     for dialogue in dialogues:
         histories: dict[str, History] = {name: () for name in names}
@@ -225,6 +291,9 @@ def evaluate(brain: Brain, dialogues: list[Dialogue],
                     ranking, act, ex = _strategy_turn(brain, name, turn, history, dialogue.lang)
                 top1, rr = score_turn(turn, ranking, act)
                 scores[name].add(turn.kind, top1, rr, turn.expect is not None)
+                if result is not None:
+                    replies.add(turn, result, top1, turn.reply is not None
+                                and is_repair(turn.reply, load_lexicon(dialogue.lang)))
                 histories[name] = (*history, ex)
                 record[name] = {"top": ranking[0] if ranking else None, "rr": round(rr, 4)}
                 if result is not None:
@@ -237,7 +306,10 @@ def evaluate(brain: Brain, dialogues: list[Dialogue],
             records.append(record)
         if progress is not None:
             progress(dialogue.dialogue_id)
-    return {"strategies": {n: s.as_dict() for n, s in scores.items()}, "turns": records}
+    report: dict[str, Any] = {"strategies": {n: s.as_dict() for n, s in scores.items()},
+                              "turns": records}
+    report["strategies"]["resolved"].update(replies.as_dict())
+    return report
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -252,6 +324,11 @@ def format_table(report: dict[str, Any]) -> str:
         lines.append(f"{name:<14}{s['top1']:>7.3f}{s['mrr']:>7.3f}{s['page_top1']:>7.3f}"
                      f"{s['turns']:>7}  {cells}")
     lines.append("(pages: top-1 over the turns that expect a page; per-kind columns: top-1)")
+    r = strategies["resolved"]
+    lines.append(f"resolved replies: F1 vs reference {r['reply_f1']} over {r['reply_f1_turns']} "
+                 f"turns ({r['reply_f1_page_right']} where the page was right); false refusals "
+                 f"{r['false_refusals']}; off-topic answered from a page "
+                 f"{r['offtopic_false_answers']} of {r['offtopic_turns']}")
     return "\n".join(lines)
 
 

@@ -265,6 +265,7 @@ def _stemmed_phrases(lang: str) -> tuple[tuple[str, ...], ...]:
     return tuple(sorted(phrases, key=lambda p: (-len(p), p)))
 
 
+@lru_cache(maxsize=2048)  # pure, and a turn asks it for the same few texts several times
 def strip_function_phrases(text: str) -> str:
     """The text without the conversation's own phrases; English matches them on word stems, so
     "explaining" goes with "explain"."""
@@ -284,7 +285,8 @@ def strip_function_phrases(text: str) -> str:
     return " ".join(w for w, k in zip(words, keep, strict=True) if k)
 
 
-def bigrams(text: str) -> set[str]:
+@lru_cache(maxsize=1024)
+def bigrams(text: str) -> frozenset[str]:
     """Character 2-grams of the content of a text, for overlap between utterances and exchanges."""
     grams: set[str] = set()
     for term in content_terms(text):
@@ -292,10 +294,10 @@ def bigrams(text: str) -> set[str]:
             grams.add(term)
         else:
             grams.update(term[i : i + 2] for i in range(max(1, len(term) - 1)))
-    return grams
+    return frozenset(grams)
 
 
-def overlap(clue: Iterable[str], target: set[str]) -> float:
+def overlap(clue: Iterable[str], target: frozenset[str] | set[str]) -> float:
     """Share of the clue's 2-grams found in the target (0..1)."""
     clue_set = set(clue)
     if not clue_set:

@@ -45,6 +45,9 @@ class SlowLongBrain:
     def __init__(self, brain: Any) -> None:
         self.brain = brain
 
+    def remember(self, exchange: Any) -> None:
+        self.brain.remember(exchange)
+
     def respond(self, *args: Any, **kwargs: Any) -> Any:
         result = self.brain.respond(*args, **kwargs)
         time.sleep(1.5)  # long enough to see "thinking"

@@ -7,7 +7,14 @@ import pytest
 
 from kiosk.brain import Brain
 from kiosk.errors import KioskError
-from kiosk.eval import evaluate, format_misses, format_table, load_dialogues, score_turn
+from kiosk.eval import (
+    evaluate,
+    format_misses,
+    format_table,
+    load_dialogues,
+    reply_f1,
+    score_turn,
+)
 from kiosk.retrieval.index import build_index
 from tests.fakes import HashingEmbedder
 
@@ -25,9 +32,12 @@ def test_report_shape_and_strategies(brain: Brain) -> None:
     strategies = report["strategies"]
     assert list(strategies) == ["raw", "page_lexical", "prev_user", "prev_exchange", "window3",
                                 "seed", "resolved", "oracle"]
-    for s in strategies.values():
+    reply_keys = {"reply_f1", "reply_f1_turns", "reply_f1_page_right", "false_refusals",
+                  "offtopic_turns", "offtopic_false_answers"}
+    for name, s in strategies.items():
         assert set(s) == {"top1", "mrr", "turns", "by_kind", "page_top1", "page_mrr",
-                          "page_turns"} and s["turns"] == 6
+                          "page_turns"} | (reply_keys if name == "resolved" else set())
+        assert s["turns"] == 6
         assert s["page_turns"] == 5  # the greeting expects no page
         assert 0.0 <= s["top1"] <= s["mrr"] <= 1.0
         for kind in s["by_kind"].values():
@@ -101,3 +111,33 @@ def test_by_turn_lists_the_misses(brain: Brain) -> None:
     assert "f1#0 [act] hello" in raw_misses  # raw searches a greeting
     assert "f1#4 [site] what other pages are on this site" in raw_misses
     assert "f1#0" not in format_misses(report, "resolved")
+
+
+def test_reply_f1_words_for_english_and_2grams_for_japanese() -> None:
+    assert reply_f1("en", "The cafe is on the ground floor.", "the cafe is on the ground floor") \
+        == 1.0
+    assert reply_f1("en", "Open daily.", "The shop sells postcards.") == 0.0
+    half = reply_f1("en", "cafe ground floor", "cafe ground floor near the entrance hall")
+    assert abs(half - 0.6) < 1e-9  # precision 1, recall 3/7
+    assert reply_f1("ja", "カフェは1階です。", "カフェは1階にあります") > 0.5
+    assert reply_f1("ja", "カフェは1階です。", "駐車場は地下にあります") == 0.0
+
+
+def test_offtopic_answers_and_refusals_are_counted(brain: Brain, tmp_path: Path) -> None:
+    """Off-topic turns (no page, no act) answered from a page are false answers; page turns
+    answered without a page are refusals; reply F1 skips apologies in the reference."""
+    path = tmp_path / "d.jsonl"
+    turns = [
+        {"user": "when is the penguin parade", "screen": None, "expect": "en/penguins.md",
+         "reply": "The penguin parade starts at two."},
+        {"user": "sorry what", "screen": None, "expect": "en/penguins.md",
+         "reply": "Sorry, I didn't catch that."},
+        {"user": "tell me a joke about the weather", "screen": None, "expect": None,
+         "kind": "offtopic"},
+    ]
+    path.write_text(json.dumps({"id": "o", "lang": "en", "turns": turns}) + "\n",
+                    encoding="utf-8")
+    r = evaluate(brain, load_dialogues(path))["strategies"]["resolved"]
+    assert r["offtopic_turns"] == 1 and r["offtopic_false_answers"] in (0.0, 1.0)
+    assert r["reply_f1_turns"] == 1  # the apology is no reference
+    assert 0.0 <= r["false_refusals"] <= 1.0

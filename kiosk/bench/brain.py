@@ -74,6 +74,7 @@ def _time_turns(brain: Brain, dialogues: list[Dialogue], turns: int) -> tuple[li
                 brain.search(SearchQuery.of(turn.user), dialogue.lang)
                 bare.append((time.perf_counter() - start) * 1000.0)
                 history = (*history, result.exchange())
+                brain.remember(history[-1])  # the loop does this while the reply is spoken
                 if len(resolved) >= turns:
                     return resolved, bare
     return resolved, bare

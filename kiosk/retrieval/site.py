@@ -83,6 +83,8 @@ _REF_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+# Markdown-it / VuePress containers (`::: tip`, `:::`): markup, not text.
+_CONTAINER = re.compile(r"^\s*:{3,}")
 
 
 def _front_matter_title(block: str) -> str:
@@ -185,9 +187,10 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
             if not title and len(head.group(1)) == 1:
                 title = heading
             continue
-        if _TABLE_RULE.match(raw_line):
+        if _TABLE_RULE.match(raw_line) or _CONTAINER.match(raw_line):
             continue
-        line = _inline_markdown(raw_line)
+        # a trailing backslash is a hard line break
+        line = _inline_markdown(raw_line.rstrip().removesuffix("\\"))
         if line:
             prose.append(line)
     flush()

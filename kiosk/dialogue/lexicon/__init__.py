@@ -43,6 +43,7 @@ class Lexicon:
     verbs: tuple[str, ...]
     interrogatives: tuple[str, ...]
     repair_markers: tuple[str, ...]
+    dangling: tuple[str, ...] = ()  # a sentence opening with these leans on the one before
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
     # The article's word lists as written (page, site, immediate, distant): `kiosk eval`'s
@@ -131,6 +132,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         verbs=_tuple(req, "verbs", f"{lang}.request"),
         interrogatives=_tuple(req, "interrogatives", f"{lang}.request"),
         repair_markers=_tuple(rep, "repair_markers", f"{lang}.replies"),
+        dangling=_tuple(data.get("answer", {}), "dangling", f"{lang}.answer"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
