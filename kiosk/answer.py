@@ -15,7 +15,7 @@ from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import ACT, PAGE, REPEAT, SITE, Resolution
-from kiosk.retrieval.index import PageHit, SiteIndex
+from kiosk.retrieval.index import Evidence, PageHit, SiteIndex
 from kiosk.text import sentences, terms
 
 MAX_REPLY_CHARS = {"ja": 140, "en": 260}
@@ -23,9 +23,19 @@ MAX_REPLY_CHARS = {"ja": 140, "en": 260}
 
 @dataclass(frozen=True)
 class AnswerParams:
-    clarify_below: float = 0.30  # top page score under this: ask instead of answering
+    # Top page score under this: ask which of two pages instead of answering. It turns 10-15%
+    # of answerable real-site questions into a question back (0 turns it off: 3-4%, but a
+    # demo dialogue then follows a wrong first answer; see README).
+    clarify_below: float = 0.30
     max_sentences: int = 3
     listing_titles: int = 5
+    # A question no page answers (weather, a joke, a restaurant in town) is declined when all
+    # three say so: its best chunk stands little above the rest (in standard deviations of
+    # the site's chunks), it matches few of its words, and it is far in meaning. Set on the
+    # demo's off-topic questions against the page questions of three sites (see README).
+    scope_peak_below: float = 3.4
+    scope_lexical_below: float = 0.1
+    scope_dense_below: float = 0.4
 
 
 @dataclass(frozen=True)
@@ -45,7 +55,8 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
     return join.join(quoted[:-1]) + last + quoted[-1]
 
 
-_URL = re.compile(r"https?://|www\.|\S+@\S+\.\w")
+_URL = re.compile(r"\w+://|www\.|\S+@\S+\.\w")
+_CODE_NAME = re.compile(r"\$[A-Za-z_]")  # $ref, $HOME: code; $127 is a price
 _END_EN = re.compile(r"[.!?)\"”’]$")
 _END_JA = re.compile(r"[。！？!?）」』]$")
 # "Note: ...", "Tip: ...", "注意：...": a typographic label before a sentence, not words to say.
@@ -53,17 +64,46 @@ _LABEL = re.compile(r"^(?:note|tip|important|warning|caution|注意|ヒント|�
                     re.I)
 
 
+# "Time required: 1-2 weeks", "料金：500円": a field a page renders with its label.
+_FIELD_EN = re.compile(r"^([A-Za-z][A-Za-z ]{0,30}?)\s*:\s+(\S.*)$")
+_FIELD_JA = re.compile(r"^([^\s:：、。]{1,12})[:：]\s*(\S.*)$")
+_ASKING_LABELS = frozenset({"what", "who", "when", "where", "why", "how", "which"})
+
+
+def _field_as_sentence(text: str, lang: str) -> str:
+    """A labelled field said as a sentence: "Time required: 1-2 weeks" -> "Time required is
+    1-2 weeks."; a label that is a question word ("What: ...") is dropped."""
+    match = (_FIELD_JA if lang == "ja" else _FIELD_EN).match(text)
+    if match is None or len(match.group(1).split()) > 4:
+        return text
+    label, value = match.group(1).strip(), match.group(2).strip()
+    if (_END_JA if lang == "ja" else _END_EN).search(value) and label.lower() not in \
+            _ASKING_LABELS:
+        return text  # a sentence with a lead-in, not a field
+    if lang == "ja":
+        said = f"{label}は{value}"
+        return said if _END_JA.search(said) else said + "。"
+    if label.lower() in _ASKING_LABELS:
+        said = value[:1].upper() + value[1:]
+    else:
+        said = f"{label} is {value}"
+    return said if _END_EN.search(said) else said + "."
+
+
 def speakable(sentence: str, lang: str) -> str | None:
     """The sentence as it can be spoken, or None when it is not prose: an address, a link or a
     label (no sentence end), a heading or list item, an introduction to a list (ends with a
-    colon), or code."""
+    colon), or code. A labelled field is said as a sentence."""
     text = _LABEL.sub("", sentence.strip())
     if not text or _URL.search(text) or text.endswith((":", "：")):
         return None
-    if any(ch in text for ch in "{}<>=|`"):
+    text = _field_as_sentence(text, lang)
+    if text.endswith((":", "：")):
+        return None
+    if any(ch in text for ch in "{}<>=|`") or _CODE_NAME.search(text):
         return None
     if lang == "ja":
-        if not _END_JA.search(text) or len(text) < 12:
+        if not _END_JA.search(text) or len(text) < 8:
             return None
     elif not _END_EN.search(text) or len(text.split()) < 4:
         return None
@@ -166,11 +206,31 @@ def _speak(sents: list[str], picked: tuple[int, ...], lang: str) -> str:
     return sep.join(sents[i] for i in picked)
 
 
-def listing(index: SiteIndex, lex: Lexicon, count: int) -> str:
+def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
     pages = [p for p in index.pages if p.lang == lex.lang] or index.pages
     overview = {p.page_id for p in index.overview_pages(lex.lang)}
-    titles = [p.title for p in pages if p.page_id not in overview][:count]
-    return lex.replies["site_listing"].format(titles=_join_titles(titles, lex))
+    return _join_titles([p.title for p in pages if p.page_id not in overview][:count], lex)
+
+
+def listing(index: SiteIndex, lex: Lexicon, count: int) -> str:
+    return lex.replies["site_listing"].format(titles=_topic_titles(index, lex, count))
+
+
+def out_of_scope(evidence: Evidence | None, text: str, lex: Lexicon,
+                 params: AnswerParams) -> bool:
+    """Whether no page should answer: something never answered (how to build a bomb), or
+    retrieval evidence that nothing on the site is about it."""
+    if lex.find(text, lex.refuse):
+        return True
+    return evidence is not None and (evidence.peak < params.scope_peak_below
+                                     and evidence.lexical < params.scope_lexical_below
+                                     and evidence.dense < params.scope_dense_below)
+
+
+def decline(index: SiteIndex, lex: Lexicon) -> Reply:
+    """Said in the visitor's language, with what the site does cover and a person to ask."""
+    return Reply(lex.replies["out_of_scope"].format(titles=_topic_titles(index, lex, 3)),
+                 repair=True)
 
 
 def compose(

@@ -13,11 +13,13 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from kiosk.answer import AnswerParams, Reply, compose
+from kiosk.answer import AnswerParams, Reply, compose, decline, out_of_scope
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import (
+    ELLIPSIS,
+    INDEPENDENT,
     PAGE,
     REPEAT,
     SITE,
@@ -156,6 +158,18 @@ class Brain:
         out: npt.NDArray[np.float32] = np.clip(coverage / best, 0.0, 1.0).astype(np.float32)
         return out
 
+    def _declines(self, analysis: Analysis, resolution: Resolution, lang: str, lex: Lexicon,
+                  bare: tuple[Scores, list[PageHit]] | None) -> bool:
+        """Whether a question is one no page answers, by the bare search's evidence. Only a
+        question that carries its own words and points at nothing said before can tell:
+        "how much is it" leans on the last exchange, a distant reference or a rejection names
+        the conversation itself."""
+        if (resolution.kind not in (INDEPENDENT, ELLIPSIS) or analysis.rejection
+                or not analysis.has_own_content):
+            return False
+        scores, _ = bare or self._bare(analysis.utterance, lang)
+        return out_of_scope(scores.evidence, analysis.text, lex, self.params.answer)
+
     def _bare(self, utterance: str, lang: str) -> tuple[Scores, list[PageHit]]:
         scores = self.index.score(SearchQuery.of(utterance), self.embedder, lang,
                                   self.params.rank)
@@ -175,7 +189,7 @@ class Brain:
                 pos = self.index.position(anchor.page_id)
                 fit = 1.0 if evidence is None else float(evidence[pos])
                 page[pos] += anchor.bonus * fit * self.index.unsaid(anchor.page_id, anchor.said)
-            scores = Scores(page, scores.chunk)
+            scores = Scores(page, scores.chunk, scores.evidence)
         if not resolution.pool or bare is None:
             hits = self.index.rank(scores, self.params.top_pages + 1)
             if resolution.avoid_page is not None:
@@ -213,7 +227,8 @@ class Brain:
         elif resolution.kind == SITE and resolution.query is None:
             overview = self.index.overview_pages(lang)
             hits = [PageHit(overview[0].page_id, 1.0, overview[0].first_chunk)] if overview else []
-        elif resolution.query is None:
+        elif resolution.query is None or self._declines(analysis, resolution, lang, lex,
+                                                                   bare):
             hits = []
         elif (bare is not None and not resolution.anchors
               and resolution.query == SearchQuery.of(analysis.utterance)):
@@ -222,8 +237,12 @@ class Brain:
             if bare is None and resolution.pool:
                 bare = self._bare(analysis.utterance, lang)
             hits = self._ranked(resolution.query, lang, resolution, bare)
-        reply = compose(resolution, hits, self.index, history, screen_page, lex,
-                        self.params.answer)
+        if resolution.kind in (INDEPENDENT, ELLIPSIS) and not hits and \
+                resolution.query is not None:
+            reply = decline(self.index, lex)
+        else:
+            reply = compose(resolution, hits, self.index, history, screen_page, lex,
+                            self.params.answer)
         if reply.repair and resolution.kind not in (PAGE,):
             # A clarification is not an answer: nothing was found with confidence.
             reply = replace(reply, page_id=None)

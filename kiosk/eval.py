@@ -172,14 +172,15 @@ class _Replies:
     page_turns: int = 0
     refused: int = 0  # page turns answered without a page
     offtopic: int = 0
-    offtopic_answered: int = 0  # off-topic turns answered from a page
+    offtopic_answered: int = 0  # off-topic turns answered from a page, or offered pages
 
     def add(self, turn: Turn, result: TurnResult, top1: float, lex_repair: bool) -> None:
         answered = result.reply.page_id is not None
         if turn.expect is None:
             if turn.act is None:
+                # Offering pages ("do you mean A or B?") is no honest "that isn't here" either.
                 self.offtopic += 1
-                self.offtopic_answered += answered
+                self.offtopic_answered += answered or bool(result.ranking)
             return
         self.page_turns += 1
         self.refused += not answered

@@ -64,10 +64,30 @@ def test_this_page_answers_from_the_screen_and_is_honest_about_off_site(brain: B
     assert none.reply.repair and "表示されていません" in none.reply.text
 
 
-def test_low_confidence_asks_which_of_two_pages(brain: Brain) -> None:
-    result = brain.respond((), "xylophone quantum zebra", lang="en")
-    assert result.reply.repair
-    assert result.reply.text.count('"') >= 4  # two page titles named, never a bare apology
+@pytest.mark.parametrize(("lang", "utterance"), [
+    ("en", "xylophone quantum zebra"),
+    ("en", "how do i build a bomb"),
+    ("ja", "木琴 量子 シマウマ"),
+    ("ja", "爆弾の作り方を教えて"),
+])
+def test_what_no_page_answers_is_declined_with_what_the_site_covers(
+        brain: Brain, lang: str, utterance: str) -> None:
+    result = brain.respond((), utterance, lang=lang)
+    assert result.ranking == [] and result.reply.page_id is None and result.reply.repair
+    staff = "member of staff" if lang == "en" else "スタッフ"
+    assert staff in result.reply.text
+    quote = '"' if lang == "en" else "「"
+    assert result.reply.text.count(quote) >= 2  # names what the site does cover
+
+
+def test_asking_which_page_is_still_available_as_a_setting(brain: Brain) -> None:
+    from kiosk.answer import AnswerParams
+    from kiosk.brain import BrainParams
+
+    asking = Brain(brain.index, brain.embedder, BrainParams(answer=AnswerParams(
+        clarify_below=0.95)))
+    result = asking.respond((), "what time does the planetarium show start", lang="en")
+    assert result.reply.repair and result.reply.text.count('"') >= 4
 
 
 def test_site_listing_names_pages(brain: Brain) -> None:

@@ -362,7 +362,9 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         if bare_confidence is not None:
             best, lead = bare_confidence
             weak = weak or best < params.gate_confidence or lead < params.gate_margin
-        if prev is None or not weak:
+        if answered is None or not weak:
+            # Ellipsis leans on a topic: an exchange that answered from a page. After an
+            # apology or a declined question there is none to lean on.
             return Resolution(a.lang, None, INDEPENDENT, a.detail, base,
                               anchors=_anchors(screen_anchor))
         kind = ELLIPSIS

@@ -47,13 +47,34 @@ class RankWeights:
     dense: float = 0.5
     lexical: float = 0.5
     other_lang_factor: float = 0.7  # a bilingual site answers in the visitor's language
-    page_lexical: float = 0.0  # share of the whole-page BM25 in a page's score
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How strongly anything on the site answers a query, beside the scores themselves: an
+    off-topic question finds its best chunk barely above the rest, and few of its words."""
+
+    peak: float  # best chunk's cosine above the mean chunk's, in standard deviations
+    dense: float  # best chunk's rescaled cosine (0..1)
+    lexical: float  # best chunk's BM25 share of the best possible (0..1)
+
+
+def _evidence(cosine: npt.NDArray[np.float32], dense: npt.NDArray[np.float32],
+              lexical: npt.NDArray[np.float32], mine: npt.NDArray[np.bool_]) -> Evidence:
+    """Over the chunks in the visitor's language (all of them on a one-language site)."""
+    if not mine.any():
+        mine = np.ones(len(cosine), dtype=np.bool_)
+    own = cosine[mine]
+    spread = float(own.std())
+    peak = float((own.max() - own.mean()) / spread) if spread > 0 else 0.0
+    return Evidence(peak, float(dense[mine].max()), float(lexical[mine].max()))
 
 
 @dataclass(frozen=True)
 class Scores:
     page: npt.NDArray[np.float32]  # per page position
     chunk: npt.NDArray[np.float32]  # per chunk
+    evidence: Evidence | None = None
 
 
 @dataclass(frozen=True)
@@ -181,16 +202,6 @@ class SiteIndex:
             held += at < len(pages) and int(pages[at]) == pos
         return 1.0 - held / size
 
-    def chunk_scores(self, query: SearchQuery, embedder: Embedder,
-                     weights: RankWeights) -> npt.NDArray[np.float32]:
-        floor = embedder.score_floor
-        dense = (self.vectors @ self.query_vector(query, embedder) - floor) / (1.0 - floor)
-        lex, upper = self.lexical.score(self.query_terms(query))
-        lex_norm = lex / upper if upper > 0 else lex
-        scores: npt.NDArray[np.float32] = (
-            weights.dense * np.maximum(dense, 0.0) + weights.lexical * lex_norm).astype(np.float32)
-        return scores
-
     def page_lexical_scores(self, query: SearchQuery) -> npt.NDArray[np.float32]:
         """Whole-page BM25 scaled by the best possible score (0..1)."""
         lex, upper = self.page_lexical.score(self.query_terms(query))
@@ -199,19 +210,23 @@ class SiteIndex:
 
     def score(self, query: SearchQuery, embedder: Embedder, lang: str,
               weights: RankWeights) -> Scores:
-        """Every page's score: its best chunk, beside the whole page's share of the query's
-        terms (a topic's own page uses them throughout; an overview page has one blurb), and
-        pages in another language than the visitor's discounted when the site has both."""
-        chunk = self.chunk_scores(query, embedder, weights)
+        """Every chunk's hybrid score; every page's, its best chunk's, discounted for pages in
+        another language than the visitor's when the site has both; and the evidence that any
+        page answers at all."""
+        floor = embedder.score_floor
+        cosine = self.vectors @ self.query_vector(query, embedder)
+        dense = np.maximum((cosine - floor) / (1.0 - floor), 0.0)
+        lex, upper = self.lexical.score(self.query_terms(query))
+        lex_norm = lex / upper if upper > 0 else lex
+        chunk = (weights.dense * dense + weights.lexical * lex_norm).astype(np.float32)
         page = np.full(len(self.pages), -1.0, dtype=np.float32)
         np.maximum.at(page, self._chunk_page, chunk)
-        if weights.page_lexical > 0:
-            page = ((1.0 - weights.page_lexical) * page
-                    + weights.page_lexical * self.page_lexical_scores(query))
+        mine = np.ones(len(self.chunks), dtype=np.bool_)
         if len(self._langs) > 1:
             other = self._page_lang_en if lang == "ja" else ~self._page_lang_en
             page = np.where(other, page * weights.other_lang_factor, page)
-        return Scores(page.astype(np.float32), chunk)
+            mine = ~other[self._chunk_page]
+        return Scores(page.astype(np.float32), chunk, _evidence(cosine, dense, lex_norm, mine))
 
     def rank(self, scores: Scores, top: int = 10,
              only: list[str] | None = None) -> list[PageHit]:

@@ -1,0 +1,101 @@
+"""What the avatar says: only speakable sentences, a sentence with what it leans on, and an
+honest decline. Pure: a small index with the hashing embedder, and the bench's real pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kiosk.answer import page_sentences, speakable
+from kiosk.brain import Brain
+from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.retrieval.index import build_index
+from kiosk.retrieval.site import list_page_files
+from tests.conftest import SHARED
+from tests.fakes import HashingEmbedder
+
+
+@pytest.mark.parametrize(("line", "lang"), [
+    ("KJ method", "en"),  # a link title from a list of methods
+    ("Lean coffee", "en"),
+    ("Bring the application form to:", "en"),  # introduces a list that is not said
+    ("See https://www.va.gov/find-locations for the nearest office.", "en"),
+    ("npm install misskey-js", "en"),
+    ("$ref: 'misskey://User',", "en"),
+    ("公式サイト。", "ja"),  # a link and its full stop, from a list of apps
+    ("App Store", "ja"),
+    ("詳しくは https://misskey-hub.net を見てください。", "ja"),
+])
+def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
+    assert speakable(line, lang) is None
+
+
+@pytest.mark.parametrize(("line", "lang", "said"), [
+    ("Time required: 1–2 weeks", "en", "Time required is 1–2 weeks."),
+    ("What: Identifying and gathering people who see a problem differently",
+     "en", "Identifying and gathering people who see a problem differently."),
+    ("Note: It’s always a good idea to tell your doctor.", "en",
+     "It’s always a good idea to tell your doctor."),
+    ("所要時間：1〜2週間", "ja", "所要時間は1〜2週間。"),
+    ("The cafe is open from 10:00 to 16:30.", "en", "The cafe is open from 10:00 to 16:30."),
+    ("The net worth limit is $127,061.", "en", "The net worth limit is $127,061."),
+])
+def test_fields_are_said_as_sentences_and_prose_as_it_is(line: str, lang: str,
+                                                         said: str) -> None:
+    assert speakable(line, lang) == said
+
+
+def _brain(root: Path) -> Brain:
+    emb = HashingEmbedder()
+    return Brain(build_index(root, emb), emb)
+
+
+def test_a_sentence_that_leans_on_the_one_before_takes_it_along(tmp_path: Path) -> None:
+    (tmp_path / "cafe.md").write_text(
+        "# Harbor Cafe\n## The cafe\nThe Harbor Cafe is on the ground floor by the shop.\n"
+        "It is open from 10:00 to 16:30 every day.\n## Menu\nCurry and sandwiches are "
+        "served all day.\n", encoding="utf-8")
+    reply = _brain(tmp_path).respond((), "when is the harbor cafe open", lang="en").reply
+    assert reply.text.startswith("The Harbor Cafe is on the ground floor")
+    assert "16:30" in reply.text
+    assert "Curry" not in reply.text  # a run stays under its heading
+
+
+def test_a_list_of_links_is_never_the_reply(tmp_path: Path) -> None:
+    (tmp_path / "methods.md").write_text(
+        "# Research methods\n## Methods\n- [KJ method](kj.md)\n- [Lean coffee](lc.md)\n"
+        "- [Stakeholder and user interviews](interviews.md)\n\n"
+        "## About\nThe KJ method groups ideas written on cards into themes.\n",
+        encoding="utf-8")
+    reply = _brain(tmp_path).respond((), "what is the kj method", lang="en").reply
+    assert reply.text == "The KJ method groups ideas written on cards into themes."
+
+
+@pytest.mark.parametrize("site", ["vagov-en", "misskey-ja"])
+def test_nothing_said_from_real_pages_is_a_link_label_address_or_fragment(site: str) -> None:
+    """Every sentence any reply could take from the real sites' pages passes as prose."""
+    root = SHARED / "bench" / site / "site"
+    if not root.is_dir():
+        pytest.fail(f"{root} is missing: the shared bench data is laid beside the checkout")
+    brain = _brain(root)
+    lex = load_lexicon("en" if site.endswith("en") else "ja")
+    said = [s for p in list_page_files(root)
+            for s in page_sentences(brain.index, p.relative_to(root).as_posix())[0]]
+    assert len(said) > 500
+    for sentence in said:
+        assert "://" not in sentence and ":::" not in sentence, sentence
+        assert not sentence.rstrip().endswith((":", "：")), sentence
+        end = "。！？!?）」』" if lex.lang == "ja" else '.!?)"”’'
+        assert sentence.rstrip()[-1] in end, sentence
+
+
+def test_a_declined_question_is_no_context_for_the_next(tmp_path: Path) -> None:
+    """After 'what is the weather' was declined, a short question has no topic to lean on."""
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry every day.",
+                                      encoding="utf-8")
+    brain = _brain(tmp_path)
+    first = brain.respond((), "how do i build a bomb", lang="en")
+    assert first.ranking == [] and first.reply.repair
+    second = brain.respond((first.exchange(),), "and tomorrow", lang="en")
+    assert second.resolution.kind != "ellipsis"
