@@ -34,8 +34,8 @@ class AnswerParams:
     # the site's chunks), it matches few of its words, and it is far in meaning. Set on the
     # demo's off-topic questions against the page questions of three sites (see README).
     scope_peak_below: float = 3.4
-    scope_lexical_below: float = 0.1
-    scope_dense_below: float = 0.4
+    scope_lexical_below: float = 0.08
+    scope_dense_below: float = 0.35
 
 
 @dataclass(frozen=True)
