@@ -143,7 +143,7 @@ class Brain:
             out.append(float(np.clip((best - floor) / (1.0 - floor), 0.0, 1.0)))
         return tuple(out)
 
-    def _evidence(self, utterance: str, scores: Scores) -> npt.NDArray[np.float32] | None:
+    def _words_held(self, utterance: str, scores: Scores) -> npt.NDArray[np.float32] | None:
         """Per page, 0..1: how much of the visitor's own words it holds, relative to the page
         that holds most of them among the best-scored ones. A follow-up that brings words the
         page pointed at lacks ("and its side effects?" after a page on the drug's history)
@@ -184,10 +184,10 @@ class Brain:
         anchors = [a for a in resolution.anchors if self.index.page(a.page_id) is not None]
         if anchors:
             page = scores.page.copy()
-            evidence = self._evidence(query.segments[0].text, scores)
+            held = self._words_held(query.segments[0].text, scores)
             for anchor in anchors:
                 pos = self.index.position(anchor.page_id)
-                fit = 1.0 if evidence is None else float(evidence[pos])
+                fit = 1.0 if held is None else float(held[pos])
                 page[pos] += anchor.bonus * fit * self.index.unsaid(anchor.page_id, anchor.said)
             scores = Scores(page, scores.chunk, scores.evidence)
         if not resolution.pool or bare is None:
@@ -227,9 +227,10 @@ class Brain:
         elif resolution.kind == SITE and resolution.query is None:
             overview = self.index.overview_pages(lang)
             hits = [PageHit(overview[0].page_id, 1.0, overview[0].first_chunk)] if overview else []
-        elif resolution.query is None or self._declines(analysis, resolution, lang, lex,
-                                                                   bare):
+        elif resolution.query is None:
             hits = []
+        elif self._declines(analysis, resolution, lang, lex, bare):
+            hits = []  # nothing on the site is about it: said so below
         elif (bare is not None and not resolution.anchors
               and resolution.query == SearchQuery.of(analysis.utterance)):
             hits = bare[1]

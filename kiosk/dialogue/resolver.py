@@ -171,9 +171,9 @@ def distant_clue(text: str, lex: Lexicon) -> str | None:
 def _pick_distant(clue: str, history: History, want_first: bool, params: ResolverParams,
                   similarity: tuple[float, ...] | None) -> int | None:
     """The earlier exchange the clue names: character 2-grams of the clue found in the
-    exchange, and, where the brain measured it, the meaning (`similarity`, 0..1 per exchange),
-    so a paraphrase ("the drawing one" for a page on sketches) is found too. The best must
-    overlap enough, or lead the next by a margin."""
+    exchange, and, where the brain measured it, the utterance's meaning (`similarity`, 0..1
+    per exchange), so a paraphrase ("the drawing one" for a page on sketches) is found too. The
+    best must overlap enough, or lead the next by a margin."""
     clue_grams = bigrams(clue)
     candidates = [i for i, ex in enumerate(history) if _usable(ex)]
     if not candidates:
@@ -202,7 +202,7 @@ def _pick_distant(clue: str, history: History, want_first: bool, params: Resolve
 def analyze(utterance: str, history: History, lex: Lexicon,
             params: ResolverParams = ResolverParams(),
             similarity: tuple[float, ...] | None = None) -> Analysis:
-    """`similarity`: for a distant reference, how close in meaning its clue is to each
+    """`similarity`: for a distant reference, how close in meaning the utterance is to each
     exchange of the history (0..1), when the brain measured it."""
     text = clean(utterance)
     strength = content_strength(text)
