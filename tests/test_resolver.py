@@ -296,3 +296,19 @@ def test_hearsay_is_no_distant_reference() -> None:
     """「〜って聞いたけど」 (I heard that ...) points at the world, not at the conversation."""
     a = analyze("時計を画面の端に置けるって聞いたけど", JA_HISTORY, load_lexicon("ja"), P)
     assert a.kind != DISTANT and a.kind != PAGE
+
+
+def test_after_an_apology_the_context_is_the_exchange_before_it() -> None:
+    """'Sorry, I didn't catch that' to a cut-off utterance: the visitor says it again, meaning
+    the topic before; after 'do you mean A or B?' the visitor answers that question."""
+    lex = load_lexicon("en")
+    cut = Exchange("and if i um fit any", "Sorry, I didn't catch that. Could you say it again?",
+                   "en", page_id="en/parking.md", repair=True)
+    history = (*EN_HISTORY, cut)
+    r = decide(analyze("what if i dont fit any of those", history, lex, P), history, P)
+    assert r.context_from == (2,)  # the cafe exchange, not the garbled one
+    asked = Exchange("how long is the show", "I'm not sure which you mean: \"Planetarium\" or "
+                     "\"Hours\"? Could you say a little more?", "en", repair=True)
+    history = (*EN_HISTORY, asked)
+    r = decide(analyze("the one under the dome then", history, lex, P), history, P)
+    assert r.context_from == (3,)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from kiosk.dialogue.history import Exchange, History
-from kiosk.dialogue.lexicon import ACTS, Lexicon
+from kiosk.dialogue.lexicon import ACTS, Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.text import bigrams, content_strength, content_terms, normalize, overlap
 
@@ -153,6 +153,11 @@ def classify_act(text: str, lex: Lexicon) -> str | None:
 
 def is_repair(reply: str, lex: Lexicon) -> bool:
     return bool(lex.find(clean(reply), lex.repair_markers))
+
+
+def is_clarification(reply: str, lex: Lexicon) -> bool:
+    """A repair that asks which of some pages the visitor meant (not an apology)."""
+    return bool(lex.find(clean(reply), lex.clarification_markers))
 
 
 def _usable(ex: Exchange) -> bool:
@@ -373,6 +378,12 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         bonus = params.anchor_ellipsis
     if prev is None:
         return Resolution(a.lang, None, kind, a.detail, base, anchors=_anchors(screen_anchor))
+    if (history[prev].repair and answered is not None
+            and not is_clarification(history[prev].reply, load_lexicon(a.lang))):
+        # After "sorry, I didn't catch that" the visitor says it again: the exchange meant is
+        # the one before the apology, not the garbled words. (After "do you mean A or B?" the
+        # visitor answers the question: that exchange stays.)
+        prev = answered
     segs = _exchange_segments(history[prev], weight, share, params)
     band = params.ellipsis_band if kind == ELLIPSIS else 0.0
     head = base.segments if own else (

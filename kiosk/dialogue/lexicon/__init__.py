@@ -43,6 +43,7 @@ class Lexicon:
     verbs: tuple[str, ...]
     interrogatives: tuple[str, ...]
     repair_markers: tuple[str, ...]
+    clarification_markers: tuple[str, ...]
     dangling: tuple[str, ...] = ()  # a sentence opening with these leans on the one before
     refuse: tuple[str, ...] = ()  # requests never answered from any page
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -133,6 +134,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         verbs=_tuple(req, "verbs", f"{lang}.request"),
         interrogatives=_tuple(req, "interrogatives", f"{lang}.request"),
         repair_markers=_tuple(rep, "repair_markers", f"{lang}.replies"),
+        clarification_markers=_tuple(rep, "clarification_markers", f"{lang}.replies"),
         dangling=_tuple(data.get("answer", {}), "dangling", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
