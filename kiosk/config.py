@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import math
 import tomllib
 import types
 import typing
@@ -247,6 +248,12 @@ def _check(s: Setting, value: Any) -> Any:
         pass
     else:
         raise ConfigError(f"{s.key} = {value!r} must be a {typ}", f"set {s.key} to a {typ}")
+    if isinstance(value, float) and not math.isfinite(value):
+        # NaN passes every comparison (a NaN volume speaks silence, a NaN weight ranks every
+        # page alike) and an infinity passes an open range: neither is ever a setting.
+        raise ConfigError(f"{s.key} = {value!r} is not a finite number",
+                          f"set {s.key} to a number" + (f" from {s.low} to {s.high}"
+                                                        if s.high is not None else ""))
     if isinstance(value, int | float) and not isinstance(value, bool):
         low = 0 if s.low is None else s.low
         if value < low or (s.high is not None and value > s.high):

@@ -38,6 +38,9 @@ def test_values_are_read_and_nested_tables_typed(tmp_path: Path) -> None:
         ("[console]\nidle_logout_s = 5\n", ["console.idle_logout_s", "from 30 to 86400"]),
         ('[echo]\nmode = "loud"\n', ["echo.mode", "hardware, speex, off"]),
         ("[brain\n", ["not valid TOML"]),
+        ("[tts]\nvolume = nan\n", ["tts.volume", "not a finite number"]),
+        ("[brain.rank]\ndense = nan\n", ["brain.rank.dense", "not a finite number"]),
+        ("[brain.resolver]\ngate_margin = inf\n", ["brain.resolver.gate_margin", "finite"]),
     ],
 )
 def test_invalid_values_name_the_field_and_the_fix(tmp_path: Path, text: str,
@@ -51,3 +54,28 @@ def test_invalid_values_name_the_field_and_the_fix(tmp_path: Path, text: str,
 def test_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-inf", "infinity"])
+def test_non_finite_numbers_are_refused_as_typed(text: str) -> None:
+    """`kiosk config set` and the console read values with parse_value: NaN passes a range
+    check (every comparison is false), so it is refused by name."""
+    from kiosk.config import parse_value
+
+    with pytest.raises(ConfigError, match="tts.volume"):
+        parse_value("tts.volume", text)
+
+
+def test_cli_config_set_refuses_nan_and_saves_nothing(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "kiosk.toml"
+    env = {**os.environ, "KIOSK_CONFIG": str(path)}
+    out = subprocess.run([sys.executable, "-m", "kiosk", "--config", str(path), "config", "set",
+                          "tts.volume", "nan"], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert out.returncode != 0
+    assert "tts.volume" in out.stderr + out.stdout and "finite" in out.stderr + out.stdout
+    assert not path.exists() or "nan" not in path.read_text(encoding="utf-8")
