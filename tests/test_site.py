@@ -127,3 +127,20 @@ def test_front_matter_prose_is_text_but_link_cards_are_not() -> None:
 def test_front_matter_that_is_not_yaml_is_only_skipped() -> None:
     title, sections = parse_markdown("---\ntitle: A\ndescription: [unclosed\n---\n# A\nBody.\n")
     assert title == "A" and [s.text for s in sections] == ["Body."]
+
+
+@pytest.mark.parametrize("body", [b"\x00" * 400, bytes(range(1, 32)) * 20 + b"Welcome."])
+def test_a_page_that_is_not_text_is_skipped_by_name(tmp_path: Path, body: bytes) -> None:
+    (tmp_path / "good.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    (tmp_path / "junk.md").write_bytes(body)
+    pages, problems = load_site(tmp_path)
+    assert [p.page_id for p in pages] == ["good.md"]
+    assert len(problems) == 1 and "junk.md" in problems[0].path
+    assert "not text" in problems[0].message and "remove it" in problems[0].message
+
+
+def test_a_file_given_as_the_site_folder_is_named_as_a_file(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("# A\nB.", encoding="utf-8")
+    with pytest.raises(SiteError, match="is a file, not a folder"):
+        load_site(page)

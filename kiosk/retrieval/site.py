@@ -345,6 +345,12 @@ def load_page(path: Path, root: Path) -> Page:
             f"page {path} is not UTF-8 text (byte {exc.start})",
             "save it as UTF-8, or remove it from the site folder",
         ) from exc
+    control = sum(1 for ch in source if ord(ch) < 32 and ch not in "\n\r\t")
+    if "\0" in source or control > 0.01 * len(source):
+        raise SiteError(
+            f"page {path} is not text ({control} control characters in {len(source)})",
+            "replace it with the page's text, or remove it from the site folder",
+        )
     if len(source) > MAX_PAGE_CHARS:
         log.warning("page %s has %d characters; indexing the first %d", path, len(source),
                     MAX_PAGE_CHARS)
@@ -365,6 +371,9 @@ def load_page(path: Path, root: Path) -> Page:
 
 
 def list_page_files(root: Path) -> list[Path]:
+    if root.exists() and not root.is_dir():
+        raise SiteError(f"site {root} is a file, not a folder",
+                        f"pass the folder that holds the pages (perhaps {root.parent})")
     if not root.is_dir():
         raise SiteError(f"site folder {root} does not exist", "pass the folder of .md/.html pages")
     files = sorted(
