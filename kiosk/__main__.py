@@ -152,8 +152,26 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _writable_file(path: Path, option: str) -> None:
+    """Fail before the work, not after it: the file a run will write must be writable."""
+    if path.is_dir():
+        raise KioskError("run", f"{option} {path} is a folder",
+                         f"give a file name, e.g. {option} {path / 'replies.wav'}")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise KioskError("run", f"{option} {path}: {parent} is a file, not a folder",
+                         f"give a path in a folder, e.g. {option} replies.wav")
+    if not os.access(parent, os.W_OK):
+        raise KioskError("run", f"{option} {path}: the folder {parent} is not writable",
+                         f"give a path in a writable folder, e.g. {option} /tmp/replies.wav")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The voice loop: on the configured sound devices, or on a recording (--mic-wav)."""
+    if args.mic_wav:
+        _writable_file(Path(args.speaker_wav), "--speaker-wav")
     cfg = _config(args)
     brain = load_brain(cfg)
     vad = voice_activity(cfg)
@@ -173,6 +191,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         read_wav(Path(args.mic_wav)), brain, vad, asr, voices, echo=echo,
         realtime=args.realtime, avatar_port=cfg.avatar.port if args.realtime and
         cfg.avatar.port else None, on_ready=ready)
+    Path(args.speaker_wav).parent.mkdir(parents=True, exist_ok=True)
     write_wav(Path(args.speaker_wav), speaker)
     for turn in turns:
         print(f"[{turn.speech_start_ms / 1000:7.2f} s] visitor> {turn.utterance}")

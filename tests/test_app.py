@@ -85,3 +85,20 @@ def test_a_quiet_device_is_reopened_with_back_off() -> None:
     assert stream.reopen_calls == 3  # two failures (0.5 s, 1 s back-off), then it works
     assert loop.reopens == 3
     assert stream.chunks.empty()  # and the loop read on after the device came back
+
+
+def test_run_checks_the_output_path_before_the_recording(tmp_path: Path) -> None:
+    """--speaker-wav that is a folder, or under a file, fails at once naming it, before
+    models load or the recording is processed."""
+    import subprocess
+    import sys
+
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    for bad, says in ((tmp_path, "is a folder"), (tmp_path / "afile" / "out.wav", "is a file")):
+        start = time.monotonic()
+        out = subprocess.run([sys.executable, "-m", "kiosk", "run", "--mic-wav", "missing.wav",
+                              "--speaker-wav", str(bad)], capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode != 0
+        assert says in out.stderr and "--speaker-wav" in out.stderr
+        assert time.monotonic() - start < 20  # nothing was loaded first
