@@ -7,6 +7,7 @@ import asyncio
 import queue
 import threading
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import numpy as np
