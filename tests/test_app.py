@@ -7,8 +7,8 @@ import asyncio
 import queue
 import threading
 import time
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pytest
