@@ -30,10 +30,19 @@ def _config(args: argparse.Namespace) -> Config:
     """--config FILE, else the console's file when there is one, else the embedded defaults."""
     import dataclasses
 
+    from kiosk.configstore import load_with_fallback
     from kiosk.models import default_config_path
 
     saved = default_config_path()
-    cfg = load_config(Path(args.config) if args.config else saved if saved.is_file() else None)
+    path = Path(args.config) if args.config else saved if saved.is_file() else None
+    if path is None:
+        cfg = Config()
+    elif not path.exists():
+        cfg = load_config(path)  # names the missing file
+    else:
+        # An unusable file is logged loudly and the last good one is used: a service that
+        # exits on it would only be restarted into the same failure.
+        cfg, _ = load_with_fallback(path)
 
     paths = cfg.paths
     if getattr(args, "models_dir", None):
@@ -396,8 +405,10 @@ def cmd_config(args: argparse.Namespace) -> int:
         if not args.key or args.value is None:
             raise KioskError("usage", "config set needs KEY and VALUE",
                              "kiosk config set KEY VALUE")
-        print(store.set(args.key, args.value))
-        store.save()
+        said = store.set(args.key, args.value)
+        store.save()  # first: a save that fails must not be announced as applied
+        print(said.replace("; save to keep it", "").replace("save, then restart",
+                                                             "restart to use it"))
         print(f"saved to {path}")
     elif args.action == "save":
         changed = store.save()

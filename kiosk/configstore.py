@@ -91,18 +91,36 @@ class ConfigStore:
                 if not cfgmod.setting_for(k).live]
 
     def save(self) -> list[str]:
-        """Write pending durably; returns the keys that changed."""
+        """Write pending durably; returns the keys that changed. A file on disk that cannot be
+        used is never written over: it holds settings somebody wrote by hand, and the values
+        in memory came from elsewhere (the previous file, or the defaults)."""
         changed = cfgmod.changed_keys(self.saved, self.pending)
         data = cfgmod.dumps(self.pending).encode("utf-8")
+        current: bytes | None = None
         if self.path.exists():
             try:
                 current = self.path.read_bytes()
-                cfgmod.loads(current.decode("utf-8"))
+                cfgmod.loads(current.decode("utf-8"), str(self.path))
+            except (ConfigError, UnicodeDecodeError) as exc:
+                reason = exc.describe() if isinstance(exc, ConfigError) else str(exc)
+                raise ConfigError(
+                    f"not saved: {self.path} is not a usable configuration ({reason}); saving "
+                    "would replace the settings written in it",
+                    f"correct it by hand, or move it aside (mv {self.path} {self.path}.bad) "
+                    "and save again") from exc
+            except OSError as exc:
+                raise ConfigError(f"not saved: {self.path} cannot be read ({exc})",
+                                  f"check the file's permissions: ls -l {self.path}") from exc
+        try:
+            if current is not None:
                 atomic_write_bytes(previous_path(self.path), current)
-            except (ConfigError, UnicodeDecodeError):
-                log.warning("not keeping %s as previous: it is not a valid configuration",
-                            self.path)
-        atomic_write_bytes(self.path, data)
+            atomic_write_bytes(self.path, data)
+        except OSError as exc:
+            # A read-only folder, a full disk: nothing was replaced (the write is atomic).
+            raise ConfigError(
+                f"not saved: cannot write in {self.path.parent} ({exc.strerror or exc})",
+                f"free space or make the folder writable (df -h {self.path.parent}; "
+                f"ls -ld {self.path.parent}), then save again") from exc
         self.saved = self.pending
         self.origin = "file"
         return changed

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kiosk.config import Config
-from kiosk.errors import KioskError
+from kiosk.errors import ConfigError, KioskError
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 MIN_FREE_DISK_MB = 500
@@ -37,6 +37,26 @@ def _guard(name: str, check: Callable[[], Check]) -> Check:
         return Check(name, FAIL, exc.message, exc.fix)
     except Exception as exc:  # a doctor must finish its round whatever it finds
         return Check(name, FAIL, f"{type(exc).__name__}: {exc}", "see the log: kiosk -v doctor")
+
+
+def check_config(config_path: Path) -> Check:
+    """The configuration file loads; when it does not, the service runs on the last good one
+    (or the defaults), and this says which and how to mend the file."""
+    from kiosk import config as cfgmod
+    from kiosk.configstore import previous_path
+
+    if not config_path.is_file():
+        return Check("config", OK, f"no file at {config_path}: the defaults")
+    try:
+        cfgmod.loads(config_path.read_text(encoding="utf-8"), str(config_path))
+    except (ConfigError, UnicodeDecodeError, OSError) as exc:
+        reason = exc.describe() if isinstance(exc, ConfigError) else str(exc)
+        using = "the previous good file" if previous_path(config_path).is_file() else \
+            "the defaults"
+        return Check("config", FAIL, f"{config_path} is unusable ({reason}); running on {using}",
+                     f"correct it by hand, or move it aside: mv {config_path} "
+                     f"{config_path}.bad")
+    return Check("config", OK, f"{config_path} loads")
 
 
 def check_models(cfg: Config) -> Check:
@@ -226,6 +246,7 @@ def run_checks(cfg: Config, config_path: Path, state_dir: Path, *,
     probe = [_guard("echo-probe", lambda: check_echo_measured(cfg))] if echo_probe else []
     return [
         *probe,
+        _guard("config", lambda: check_config(config_path)),
         _guard("models", lambda: check_models(cfg)),
         _guard("site", lambda: check_site(cfg)),
         _guard("index", lambda: check_index(cfg)),

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,3 +89,76 @@ def test_schema_documents_every_setting() -> None:
     text = cfgmod.format_schema()
     assert "echo.mode (str, default 'speex', after restart)" in text
     assert "one of: hardware, speex, off" in text
+
+
+@pytest.mark.parametrize("keep_previous", [False, True])
+def test_a_file_that_cannot_be_used_is_never_written_over(tmp_path: Path,
+                                                           keep_previous: bool) -> None:
+    """Hand edits beside an invalid value: a save refuses, naming the file and the fix, and the
+    bytes on disk stay as written (with or without a previous good file)."""
+    path = tmp_path / "kiosk.toml"
+    if keep_previous:
+        store = ConfigStore(path)
+        store.set("tts.volume", "0.5")
+        store.save()
+        store.set("tts.volume", "0.6")
+        store.save()
+    written = '[brain]\nlanguage = "jp"\n[tts]\nvolume = 0.3\n[logging]\nlevel = "DEBUG"\n'
+    path.write_text(written, encoding="utf-8")
+    store = ConfigStore(path)
+    assert store.origin == ("previous" if keep_previous else "defaults")
+    store.set("avatar.port", "8766")
+    with pytest.raises(ConfigError) as info:
+        store.save()
+    assert str(path) in str(info.value) and "brain.language" in str(info.value)
+    assert f"mv {path} {path}.bad" in info.value.fix
+    assert path.read_text(encoding="utf-8") == written
+
+
+def test_a_save_that_cannot_write_says_so_and_changes_nothing(tmp_path: Path) -> None:
+    """/sys is read-only even for root: the error names the folder and the fix."""
+    store = ConfigStore(Path("/sys/kiosk-test.toml"))
+    store.set("tts.volume", "0.5")
+    with pytest.raises(ConfigError, match=r"not saved: cannot write in /sys") as info:
+        store.save()
+    assert "writable" in info.value.fix
+    assert store.saved.tts.volume == 1.0  # still the saved state: nothing was claimed
+
+
+def _kiosk(*args: str, config: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KIOSK_CONFIG": str(config)}
+    return subprocess.run([sys.executable, "-m", "kiosk", "--config", str(config), *args],
+                          input=stdin, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_cli_set_on_an_unusable_file_refuses_before_claiming_anything(tmp_path: Path) -> None:
+    path = tmp_path / "kiosk.toml"
+    written = '[brain]\nlanguage = "jp"\n[tts]\nvolume = 0.3\n'
+    path.write_text(written, encoding="utf-8")
+    out = _kiosk("config", "set", "tts.volume", "0.5", config=path)
+    assert out.returncode != 0
+    assert "not saved" in out.stderr and "applied" not in out.stdout + out.stderr
+    assert path.read_text(encoding="utf-8") == written
+
+
+def test_commands_run_on_the_last_good_file_and_doctor_fails_the_config_check(
+        tmp_path: Path) -> None:
+    """The service's commands do what the README promises: an unusable file is logged and the
+    previous good one used (exit 0, not 2: systemd would only restart into the same failure);
+    doctor fails its config check with the fix."""
+    path = tmp_path / "kiosk.toml"
+    store = ConfigStore(path)
+    store.set("brain.language", "en")
+    store.save()
+    store.set("tts.volume", "0.5")
+    store.save()
+    path.write_bytes(b"[tts\nvolume = ")
+    asked = _kiosk("ask", "--lang", "en", config=path, stdin="where is the cafe\n")
+    assert asked.returncode == 0, asked.stderr
+    assert "CONFIG UNUSABLE" in asked.stderr and "avatar>" in asked.stdout
+    doctor = _kiosk("doctor", "--quick", "--json", config=path)
+    assert doctor.returncode == 1
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)}
+    assert checks["config"]["status"] == "FAIL"
+    assert "previous good file" in checks["config"]["detail"]
+    assert f"mv {path} {path}.bad" in checks["config"]["fix"]
