@@ -164,13 +164,13 @@ def model_path(entry: ModelEntry, models_dir: Path) -> Path:
     if not path.is_file():
         raise ModelError(
             f"model {entry.name!r} not found at {path}",
-            f"run: kiosk models install {entry.name} --models-dir {models_dir}",
+            f"run: kiosk --models-dir {models_dir} models install {entry.name}",
         )
     if path.stat().st_size != entry.size_bytes:
         raise ModelError(
             f"model {entry.name!r} at {path} has {path.stat().st_size} bytes, "
             f"expected {entry.size_bytes} (corrupt or truncated)",
-            f"run: kiosk models install {entry.name} --force --models-dir {models_dir}",
+            f"run: kiosk --models-dir {models_dir} models install {entry.name} --force",
         )
     return path
 

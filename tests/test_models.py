@@ -62,7 +62,7 @@ def test_missing_wheel_names_the_package(tmp_path: Path) -> None:
 
 def test_missing_model_names_the_install_command(tmp_path: Path) -> None:
     entry, _ = _entry(tmp_path)
-    with pytest.raises(ModelError, match="kiosk models install tiny"):
+    with pytest.raises(ModelError, match=r"kiosk --models-dir \S+ models install tiny"):
         model_path(entry, tmp_path)
 
 
@@ -72,3 +72,32 @@ def test_truncated_model_is_caught(tmp_path: Path) -> None:
     path.write_bytes(PAYLOAD[:10])
     with pytest.raises(ModelError, match="corrupt or truncated"):
         model_path(entry, tmp_path / "m")
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated"])
+def test_the_fix_printed_for_a_missing_or_truncated_model_is_a_command_that_works(
+        tmp_path: Path, damage: str) -> None:
+    """The hint is run as printed; afterwards the model verifies."""
+    import shlex
+    import subprocess
+    import sys
+
+    from kiosk.errors import ModelError
+    from kiosk.models import load_manifest, model_path, verify
+
+    entry = load_manifest()["silero-vad"]
+    models = tmp_path / "models"
+    if damage == "truncated":
+        subprocess.run([sys.executable, "-m", "kiosk", "--models-dir", str(models), "models",
+                        "install", "silero-vad"], check=True, capture_output=True, timeout=300)
+        path = models / entry.file
+        path.write_bytes(path.read_bytes()[:1000])
+    with pytest.raises(ModelError) as info:
+        model_path(entry, models)
+    fix = info.value.fix
+    assert fix.startswith("run: kiosk ")
+    argv = shlex.split(fix.removeprefix("run: "))
+    out = subprocess.run([sys.executable, "-m", "kiosk", *argv[1:]], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert verify(entry, models)
