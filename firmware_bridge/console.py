@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from firmware_bridge.lineedit import Cancel, Line, LineEditor
-from firmware_bridge.pin import PinFile
+from firmware_bridge.pin import PinAttempts, PinFile
 from kiosk import config as cfgmod
 from kiosk.configstore import ConfigStore
 from kiosk.errors import KioskError
@@ -65,8 +65,6 @@ class ConsoleHost(Protocol):
 @dataclass
 class _Auth:
     admin: bool = False
-    failures: int = 0
-    locked_until: float = 0.0
     last_input: float = 0.0
 
 
@@ -78,6 +76,7 @@ class ConsoleSession:
         self.host = host
         self.editor = LineEditor()
         self.auth = _Auth(last_input=now)
+        self.attempts = PinAttempts(pins.path.with_name(pins.path.stem + ".attempts.json"))
         self._awaiting_pin = False
         self._greeting = f"\r\n{banner}\r\n{self.prompt}".encode()
 
@@ -133,6 +132,9 @@ class ConsoleSession:
         command, args = words[0].lower(), words[1:]
         handler = self._commands().get(command)
         if handler is None:
+            if any(ch.isdigit() for ch in command):
+                # it may be a PIN typed at the wrong moment: never said back in clear
+                return "error: unknown command; type help\n"
             return f"error: unknown command {command!r}; type help\n"
         needs_pin, func = handler
         if needs_pin and not self.auth.admin:
@@ -150,29 +152,28 @@ class ConsoleSession:
         if not self.pins.is_set():
             return ("error: no admin PIN is set on this kiosk; set one with: "
                     "kiosk config set-pin\n")
-        if now < self.auth.locked_until:
-            wait = self.auth.locked_until - now
-            return f"error: locked after wrong PINs; try again in {wait:.0f} s\n"
+        _, locked_until = self.attempts.read()
+        if now < locked_until:
+            return f"error: locked after wrong PINs; try again in {locked_until - now:.0f} s\n"
         self._awaiting_pin = True
         self.editor.masked = True
         return ""
 
     def _check_pin(self, pin: str, now: float) -> str:
-        if now < self.auth.locked_until:
-            return f"error: locked; try again in {self.auth.locked_until - now:.0f} s\n"
+        failures, locked_until = self.attempts.read()
+        if now < locked_until:
+            return f"error: locked; try again in {locked_until - now:.0f} s\n"
         if pin and self.pins.verify(pin):
             self.auth.admin = True
-            self.auth.failures = 0
+            self.attempts.succeeded()
             log.info("console: admin login")
             return "logged in: changes allowed\n"
-        self.auth.failures += 1
         limit = self.store.pending.console.max_pin_failures
-        log.warning("console: wrong PIN (%d)", self.auth.failures)
-        if self.auth.failures >= limit:
-            wait = self.store.pending.console.lockout_s * 2 ** (self.auth.failures - limit)
-            self.auth.locked_until = now + wait
-            return f"error: wrong PIN; locked for {wait} s\n"
-        return f"error: wrong PIN ({limit - self.auth.failures} tries left)\n"
+        wait = self.attempts.failed(now, limit, self.store.pending.console.lockout_s)
+        log.warning("console: wrong PIN (%d)", failures + 1)
+        if wait:
+            return f"error: wrong PIN; locked for {wait:.0f} s\n"
+        return f"error: wrong PIN ({limit - failures - 1} tries left)\n"
 
     def _logout(self, args: list[str], now: float) -> str:
         self.auth.admin = False

@@ -12,6 +12,10 @@ from kiosk.errors import ConfigError
 from kiosk.fsutil import atomic_write_bytes
 
 _N, _R, _P = 2**14, 8, 1
+# The longest single lock-out: the back-off doubles up to here, so brute force past the limit
+# proceeds at one guess a day (a 4-digit PIN: 10,000 guesses, ~13.7 years on average), while
+# the installer who mistypes is back within a day (or resets the PIN as root: set-pin).
+MAX_LOCKOUT_S = 86_400.0
 
 
 def _derive(pin: str, salt: bytes, n: int = _N, r: int = _R, p: int = _P) -> bytes:
@@ -47,3 +51,41 @@ class PinFile:
         except (OSError, ValueError, KeyError, TypeError):
             return False
         return hmac.compare_digest(got, expected)
+
+
+class PinAttempts:
+    """Wrong PINs and the lock-out, kept beside the PIN hash and written durably, so closing
+    the port, unplugging the adapter or restarting the console starts no fresh count. Times
+    are the caller's clock (the console passes wall-clock seconds)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self) -> tuple[int, float]:
+        """(failures since the last good PIN, lock-out end)."""
+        try:
+            record = json.loads(self.path.read_text(encoding="utf-8"))
+            return int(record["failures"]), float(record["locked_until"])
+        except FileNotFoundError:
+            return 0, 0.0
+        except (OSError, ValueError, KeyError, TypeError):
+            # Unreadable state must not reopen the door: treat it as locked for a lock-out.
+            return 0, float("inf")
+
+    def _write(self, failures: int, locked_until: float) -> None:
+        atomic_write_bytes(self.path, json.dumps(
+            {"failures": failures, "locked_until": locked_until}).encode())
+
+    def failed(self, now: float, limit: int, lockout_s: float) -> float:
+        """Count a wrong PIN; the lock-out it starts, in seconds (0: tries left)."""
+        failures, locked_until = self.read()
+        failures = failures + 1
+        wait = 0.0
+        if failures >= limit:
+            wait = min(lockout_s * 2.0 ** (failures - limit), MAX_LOCKOUT_S)
+        self._write(failures, now + wait if wait else locked_until)
+        return wait
+
+    def succeeded(self) -> None:
+        if self.path.exists():
+            self._write(0, 0.0)

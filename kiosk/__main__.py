@@ -445,7 +445,8 @@ def cmd_console(args: argparse.Namespace) -> int:
                          "pass --port DEVICE or set console.port")
     log.info("console: serving on %s (config %s)", port, path)
     serve(port, lambda now: ConsoleSession(store, pins, host, now),
-          store.saved.console.baud, stop=lambda: False, clock=time.monotonic)
+          store.saved.console.baud, stop=lambda: False,
+          clock=time.time)  # wall clock: the PIN lock-out outlives this process
     return 0
 
 

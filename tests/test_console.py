@@ -48,6 +48,9 @@ def pin_file(tmp_path_factory: pytest.TempPathFactory) -> PinFile:
 
 
 def _session(tmp_path: Path, pins: PinFile) -> tuple[ConsoleSession, FakeHost]:
+    # The PIN file is shared by the module; its wrong-PIN count outlives sessions on purpose,
+    # so each test starts from none.
+    pins.path.with_name(pins.path.stem + ".attempts.json").unlink(missing_ok=True)
     host = FakeHost()
     return ConsoleSession(ConfigStore(tmp_path / "kiosk.toml"), pins, host, now=0.0), host
 
@@ -190,3 +193,50 @@ def test_service_restart_goes_through_the_request_file(tmp_path: Path) -> None:
     assert float(first) > 0
     host.restart()  # a second request changes the file again: the path unit fires again
     assert host.restarts == 2
+
+
+def test_the_lock_out_outlives_the_session_and_the_process(tmp_path: Path) -> None:
+    """Closing and reopening the port (a new session) or restarting the console (a new
+    PinFile on the same folder) starts no fresh count: the failures and the lock-out end are
+    kept beside the PIN hash, and the back-off goes on doubling."""
+    pins = PinFile(tmp_path / "admin-pin.json")
+    pins.set(PIN)
+    store_path = tmp_path / "kiosk.toml"
+    for i in range(3):  # three sessions, one wrong PIN each
+        s = ConsoleSession(ConfigStore(store_path), pins, FakeHost(), now=float(i))
+        _say(s, "login", i)
+        out = _say(s, "0000", i)
+    assert "locked for 30 s" in out
+    restarted = ConsoleSession(ConfigStore(store_path), PinFile(tmp_path / "admin-pin.json"),
+                               FakeHost(), now=10.0)
+    assert "try again in 22 s" in _say(restarted, "login", 10)
+    _say(restarted, "login", 40)
+    assert "locked for 60 s" in _say(restarted, "0000", 40)  # doubled across sessions
+    again = ConsoleSession(ConfigStore(store_path), pins, FakeHost(), now=50.0)
+    assert "try again in" in _say(again, "login", 50)
+    _say(again, "login", 101)
+    assert "logged in" in _say(again, PIN, 101)
+    fresh = ConsoleSession(ConfigStore(store_path), pins, FakeHost(), now=102.0)
+    _say(fresh, "login", 102)
+    assert "2 tries left" in _say(fresh, "0000", 102)  # a good PIN cleared the count
+
+
+def test_the_longest_lock_out_makes_guessing_a_pin_take_years(tmp_path: Path) -> None:
+    from firmware_bridge.pin import MAX_LOCKOUT_S, PinAttempts
+
+    attempts = PinAttempts(tmp_path / "a.json")
+    now, waited = 0.0, 0.0
+    for _ in range(200):
+        wait = attempts.failed(now, limit=3, lockout_s=30)
+        now += wait
+        waited += wait
+    assert wait == MAX_LOCKOUT_S
+    # half of the 10,000 4-digit PINs at one guess per longest lock-out
+    assert (5000 - 200) * MAX_LOCKOUT_S / (365 * 86400) > 10
+
+
+def test_a_pin_typed_at_the_wrong_moment_is_never_said_back(tmp_path: Path,
+                                                            pin_file: PinFile) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    out = _say(s, PIN, 1)
+    assert "unknown command" in out and f"'{PIN}'" not in out
