@@ -8,6 +8,7 @@ atomically into the models directory. Running it again is a no-op when the file 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kiosk.errors import ModelError
-from kiosk.fsutil import atomic_write_from
+from kiosk.fsutil import atomic_write_bytes, atomic_write_from
 
 log = logging.getLogger(__name__)
 
@@ -158,8 +159,26 @@ def default_models_dir() -> Path:
     return Path(env) if env else default_state_dir() / "models"
 
 
+DIGEST_CACHE = ".digests.json"
+
+
+def _checked_digest(path: Path, cache: dict[str, list[Any]]) -> str:
+    """The file's sha256, computed once per change of the file (size, mtime, inode): start-up
+    stays fast, a replaced or rewritten file is hashed again."""
+    st = path.stat()
+    stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
+    hit = cache.get(path.name)
+    if isinstance(hit, list) and hit[:3] == stamp and len(hit) == 4:
+        return str(hit[3])
+    digest = sha256_of(path)
+    cache[path.name] = [*stamp, digest]
+    return digest
+
+
 def model_path(entry: ModelEntry, models_dir: Path) -> Path:
-    """The verified file of a model, or a ModelError naming the command that provisions it."""
+    """The verified file of a model, or a ModelError naming the command that provisions it.
+    Every file of the model is checked against the manifest's sha256 (a flipped byte of the
+    same size would otherwise be loaded and rank nonsense, or crash the engine)."""
     path = models_dir / entry.file
     if not path.is_file():
         raise ModelError(
@@ -172,6 +191,27 @@ def model_path(entry: ModelEntry, models_dir: Path) -> Path:
             f"expected {entry.size_bytes} (corrupt or truncated)",
             f"run: kiosk --models-dir {models_dir} models install {entry.name} --force",
         )
+    cache_file = models_dir / DIGEST_CACHE
+    try:
+        cache = json.loads(cache_file.read_text(encoding="utf-8"))
+        if not isinstance(cache, dict):
+            cache = {}
+    except (OSError, ValueError):
+        cache = {}
+    before = json.dumps(cache, sort_keys=True)
+    for name, expected in {entry.file: entry.sha256, **entry.companions}.items():
+        file = models_dir / name
+        if not file.is_file() or _checked_digest(file, cache) != expected:
+            raise ModelError(
+                f"model {entry.name!r}: {file} is missing or damaged (sha256 differs from "
+                "the manifest)",
+                f"run: kiosk --models-dir {models_dir} models install {entry.name} --force",
+            )
+    if json.dumps(cache, sort_keys=True) != before:
+        try:
+            atomic_write_bytes(cache_file, json.dumps(cache, sort_keys=True).encode())
+        except OSError as exc:  # a read-only models folder: checked again next start
+            log.info("models: cannot keep checksums in %s (%s)", cache_file, exc)
     return path
 
 

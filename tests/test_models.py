@@ -101,3 +101,32 @@ def test_the_fix_printed_for_a_missing_or_truncated_model_is_a_command_that_work
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert verify(entry, models)
+
+
+def test_a_damaged_model_of_the_right_size_is_refused_at_load_naming_it(tmp_path: Path) -> None:
+    """A flipped byte keeps the size: the sha256 (cached per size, mtime and inode, so start-up
+    stays fast) catches it, and the printed fix repairs it."""
+    import json
+    import shlex
+    import subprocess
+    import sys
+
+    from kiosk.models import DIGEST_CACHE
+
+    entry = load_manifest()["silero-vad"]
+    models = tmp_path / "models"
+    subprocess.run([sys.executable, "-m", "kiosk", "--models-dir", str(models), "models",
+                    "install", "silero-vad"], check=True, capture_output=True, timeout=300)
+    assert model_path(entry, models) == models / entry.file
+    cache = json.loads((models / DIGEST_CACHE).read_text(encoding="utf-8"))
+    assert cache[entry.file][3] == entry.sha256
+    path = models / entry.file
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="silero-vad.*damaged") as info:
+        model_path(entry, models)
+    argv = shlex.split(info.value.fix.removeprefix("run: "))
+    subprocess.run([sys.executable, "-m", "kiosk", *argv[1:]], check=True, capture_output=True,
+                   timeout=300)
+    assert model_path(entry, models) == path
