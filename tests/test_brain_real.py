@@ -109,7 +109,7 @@ def test_cli_missing_model_names_the_fix(tmp_path: Path) -> None:
         [sys.executable, "-m", "kiosk", "--models-dir", str(tmp_path), "ask"],
         input="hello\n", capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2
-    assert "kiosk models install e5-small-int8" in result.stderr
+    assert f"kiosk --models-dir {tmp_path} models install e5-small-int8" in result.stderr
 
 
 def test_converted_e5_agrees_with_the_package_c_engine(models_dir: Path) -> None:

@@ -124,7 +124,7 @@ def test_a_damaged_model_of_the_right_size_is_refused_at_load_naming_it(tmp_path
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
-    with pytest.raises(ModelError, match="silero-vad.*damaged") as info:
+    with pytest.raises(ModelError, match=r"silero-vad.*damaged") as info:
         model_path(entry, models)
     argv = shlex.split(info.value.fix.removeprefix("run: "))
     subprocess.run([sys.executable, "-m", "kiosk", *argv[1:]], check=True, capture_output=True,
