@@ -110,8 +110,9 @@ class VoiceLoop:
     def __post_init__(self) -> None:
         self.hearing = Hearing(self.echo, self.vad, self.guard, self.segmenter)
         if isinstance(self.stream, RecordedStream):
-            # a reply synthesized in the background takes real time, as on a device
-            self.stream.busy = lambda: self.synthesizing
+            # a reply synthesized in the background takes real time, as on a device, and the
+            # recording does not end while a turn is still being answered
+            self.stream.busy = lambda: self.synthesizing or self.state == "thinking"
         self._asr_exec = ThreadPoolExecutor(1, thread_name_prefix="asr")
         self._brain_exec = ThreadPoolExecutor(1, thread_name_prefix="brain")
         self._tts_exec = ThreadPoolExecutor(1, thread_name_prefix="tts")

@@ -68,3 +68,26 @@ def test_the_stream_ends_only_after_playback_and_the_tail() -> None:
     while stream.read(0.25) is not None:
         n += 1
     assert n == 5 + 3  # five chunks of reply (the recording ends under it), then 60 ms quiet
+
+
+def test_a_reply_prepared_after_the_recording_ends_is_still_played_out() -> None:
+    """The recording ends while the loop is still thinking of (or synthesizing) the answer to
+    its last question: the stream waits, then plays the reply and its tail."""
+    clock = FakeClock()
+    stream = RecordedStream(_mic(3), tail_ms=40, clock=clock, sleep=lambda s: None)
+    working = [True]
+    stream.busy = lambda: working[0]
+    for _ in range(3):
+        assert stream.read(0.25) is not None
+    clock.now_s += 5.0  # recognition, brain and synthesis take five seconds
+    while stream.read(0.25) is not None and stream.clock_ms < 6000:
+        pass
+    assert not stream.ended
+    reply = np.full(CHUNK_SAMPLES * 4, 7, dtype=np.int16)
+    stream.play(reply)
+    working[0] = False
+    while stream.read(0.25) is not None:
+        pass
+    assert stream.ended
+    played = stream.speaker()
+    assert int((played == 7).sum()) == len(reply)

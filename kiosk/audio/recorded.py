@@ -65,7 +65,9 @@ class RecordedStream:
 
     def _generate(self) -> None:
         piece = self._take_mic()
-        quiet = len(piece) == 0 and not self._playback  # the recording over, nothing playing
+        # The recording over, nothing playing and nothing being prepared: a reply still being
+        # thought of or synthesized when the recording ends is played out, as on a device.
+        quiet = len(piece) == 0 and not self._playback and not self.busy()
         if len(piece) < CHUNK_SAMPLES:
             piece = np.pad(piece, (0, CHUNK_SAMPLES - len(piece)))
         if self._playback:
