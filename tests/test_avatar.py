@@ -51,7 +51,7 @@ def test_server_page_origins_and_resync() -> None:
         await server.start()
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-            writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            writer.write(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
             page = await reader.read(65536)
             writer.close()
             assert page.startswith(b"HTTP/1.1 200") and b"avatar.js" in page

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ParamSpec
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from kiosk.avatar.events import Clock, Event, Heard, Mouth, State, Stop, to_json
@@ -31,6 +32,12 @@ P = ParamSpec("P")
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
 _LOCAL_ORIGIN = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$")
+# The kiosk's page needs one or two connections (a reload overlaps the old one); a handful
+# more is slack. Each has a bounded queue of events: a page that does not read is dropped,
+# the voice loop never waits for it. The page sends nothing, so frames in are tiny.
+MAX_CLIENTS = 8
+SEND_QUEUE = 256
+MAX_FRAME_BYTES = 4096
 
 
 def local_origin(origin: str | None) -> bool:
@@ -45,7 +52,7 @@ class AvatarServer:
         self._position_s = position_s
         self._port = port
         self._interval_s = clock_interval_s
-        self._clients: set[ServerConnection] = set()
+        self._clients: dict[ServerConnection, asyncio.Queue[str]] = {}
         self._server: Server | None = None
         self._ticker: asyncio.Task[None] | None = None
         self.state = State("idle")
@@ -60,13 +67,19 @@ class AvatarServer:
         return port
 
     @property
+    def connected(self) -> int:
+        """Pages connected now."""
+        return len(self._clients)
+
+    @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/"
 
     async def start(self) -> None:
         try:
             self._server = await serve(self._session, "127.0.0.1", self._port,
-                                       process_request=self._http)
+                                       process_request=self._http, max_size=MAX_FRAME_BYTES,
+                                       max_queue=4)
         except OSError as exc:
             raise KioskError("avatar", f"cannot serve the avatar page on 127.0.0.1:"
                              f"{self._port} ({exc.strerror or exc})",
@@ -86,14 +99,30 @@ class AvatarServer:
 
     # ------------------------------------------------------------ HTTP and WebSocket
 
+    def _local_host(self, request: Request) -> bool:
+        """Host must name this server on the loopback: a page served by another name that
+        resolves here (DNS rebinding) must not reach it."""
+        hosts = request.headers.get_all("Host")
+        allowed = {f"{name}:{self.port}" for name in ("127.0.0.1", "localhost", "[::1]")}
+        return len(hosts) == 1 and hosts[0].lower() in allowed
+
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
+        if not self._local_host(request):
+            self.refused += 1
+            log.warning("avatar: refused a request for host %s",
+                        ", ".join(request.headers.get_all("Host")) or "(none)")
+            return connection.respond(403, "only this kiosk's address may be used\n")
         if path == "/ws":
-            if not local_origin(request.headers.get("Origin")):
+            origins = request.headers.get_all("Origin")
+            if len(origins) > 1 or not local_origin(origins[0] if origins else None):
                 self.refused += 1
-                log.warning("avatar: refused a WebSocket from origin %s",
-                            request.headers.get("Origin"))
+                log.warning("avatar: refused a WebSocket from origin %s", ", ".join(origins))
                 return connection.respond(403, "only pages of this kiosk may connect\n")
+            if len(self._clients) >= MAX_CLIENTS:
+                self.refused += 1
+                log.warning("avatar: refused a WebSocket: %d pages connected", MAX_CLIENTS)
+                return connection.respond(503, "too many connections\n")
             return None  # go on with the WebSocket handshake
         name = "index.html" if path in ("/", "") else path.lstrip("/")
         file = (PAGE_DIR / name).resolve()
@@ -106,17 +135,33 @@ class AvatarServer:
         return Response(200, "OK", headers, body)
 
     async def _session(self, connection: ServerConnection) -> None:
-        self._clients.add(connection)
+        if len(self._clients) >= MAX_CLIENTS:  # handshakes that raced past the check
+            await connection.close(1013, "too many connections")
+            return
+        queue: asyncio.Queue[str] = asyncio.Queue(SEND_QUEUE)
+        now = self._position_s()
+        self.segments = [s for s in self.segments if s.end_s > now]
+        initial: list[Event] = [Clock(now), self.state, *self.segments]
+        for event in initial:
+            queue.put_nowait(to_json(event))
+        self._clients[connection] = queue
+        writer = asyncio.create_task(self._write(connection, queue))
         try:
-            now = self._position_s()
-            self.segments = [s for s in self.segments if s.end_s > now]
-            initial: list[Event] = [Clock(now), self.state, *self.segments]
-            for event in initial:
-                await connection.send(to_json(event))
             async for _ in connection:
                 pass  # the page only listens
+        except ConnectionClosed:
+            pass  # a page that goes away, however it goes, is no error
         finally:
-            self._clients.discard(connection)
+            self._clients.pop(connection, None)
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+
+    @staticmethod
+    async def _write(connection: ServerConnection, queue: asyncio.Queue[str]) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await connection.send(await queue.get())
 
     async def _tick(self) -> None:
         while True:
@@ -134,9 +179,14 @@ class AvatarServer:
         elif isinstance(event, Stop):
             self.segments.clear()
         text = to_json(event)
-        for client in list(self._clients):
-            with contextlib.suppress(Exception):  # a closing page just misses it
-                asyncio.get_running_loop().create_task(client.send(text))
+        for client, queue in list(self._clients.items()):
+            try:
+                queue.put_nowait(text)
+            except asyncio.QueueFull:
+                # a page that does not read: dropped, so nothing waits on it or piles up
+                log.warning("avatar: dropped a page that stopped reading")
+                self._clients.pop(client, None)
+                asyncio.get_running_loop().create_task(client.close(1008, "not reading"))
 
     # the turn loop's listeners
     def on_state(self, state: str) -> None:
