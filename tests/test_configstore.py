@@ -38,6 +38,15 @@ def test_live_settings_are_applied_at_once(tmp_path: Path) -> None:
     assert seen[-1] == ["logging.level"] and store.get("logging.level") == "INFO"
 
 
+def _saved_in_turn(path: Path, *changes: tuple[str, str]) -> ConfigStore:
+    """A store that saved each change in turn: the file holds the last, .prev the one before."""
+    store = ConfigStore(path)
+    for key, value in changes:
+        store.set(key, value)
+        store.save()
+    return store
+
+
 def test_save_is_readable_keeps_the_previous_version_and_japanese(tmp_path: Path) -> None:
     path = tmp_path / "kiosk.toml"
     store = ConfigStore(path)
@@ -55,11 +64,7 @@ def test_save_is_readable_keeps_the_previous_version_and_japanese(tmp_path: Path
 def test_corrupt_file_falls_back_to_the_last_good_one_loudly(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "kiosk.toml"
-    store = ConfigStore(path)
-    store.set("tts.volume", "0.5")
-    store.save()
-    store.set("tts.volume", "0.6")
-    store.save()
+    _saved_in_turn(path, ("tts.volume", "0.5"), ("tts.volume", "0.6"))
     path.write_bytes(b"[tts\nvolume = ")  # torn or hand-broken
     with caplog.at_level(logging.ERROR):
         cfg, origin = load_with_fallback(path)
@@ -98,11 +103,7 @@ def test_a_file_that_cannot_be_used_is_never_written_over(tmp_path: Path,
     bytes on disk stay as written (with or without a previous good file)."""
     path = tmp_path / "kiosk.toml"
     if keep_previous:
-        store = ConfigStore(path)
-        store.set("tts.volume", "0.5")
-        store.save()
-        store.set("tts.volume", "0.6")
-        store.save()
+        _saved_in_turn(path, ("tts.volume", "0.5"), ("tts.volume", "0.6"))
     written = '[brain]\nlanguage = "jp"\n[tts]\nvolume = 0.3\n[logging]\nlevel = "DEBUG"\n'
     path.write_text(written, encoding="utf-8")
     store = ConfigStore(path)
@@ -147,11 +148,7 @@ def test_commands_run_on_the_last_good_file_and_doctor_fails_the_config_check(
     previous good one used (exit 0, not 2: systemd would only restart into the same failure);
     doctor fails its config check with the fix."""
     path = tmp_path / "kiosk.toml"
-    store = ConfigStore(path)
-    store.set("brain.language", "en")
-    store.save()
-    store.set("tts.volume", "0.5")
-    store.save()
+    _saved_in_turn(path, ("brain.language", "en"), ("tts.volume", "0.5"))
     path.write_bytes(b"[tts\nvolume = ")
     asked = _kiosk("ask", "--lang", "en", config=path, stdin="where is the cafe\n")
     assert asked.returncode == 0, asked.stderr
