@@ -405,10 +405,10 @@ def cmd_config(args: argparse.Namespace) -> int:
         if not args.key or args.value is None:
             raise KioskError("usage", "config set needs KEY and VALUE",
                              "kiosk config set KEY VALUE")
-        said = store.set(args.key, args.value)
+        store.set(args.key, args.value)
         store.save()  # first: a save that fails must not be announced as applied
-        print(said.replace("; save to keep it", "").replace("save, then restart",
-                                                             "restart to use it"))
+        later = "" if cfgmod.setting_for(args.key).live else " (takes effect after restart)"
+        print(f"{args.key} = {store.get(args.key)!r}{later}")
         print(f"saved to {path}")
     elif args.action == "save":
         changed = store.save()

@@ -121,11 +121,11 @@ class Brain:
 
     def _distant_similarity(self, utterance: str, history: History,
                             lex: Lexicon) -> tuple[float, ...] | None:
-        """For a distant reference: how close in meaning its clue is to each earlier exchange
-        (0..1, rescaled from the embedder's unrelated level): to the visitor's words then, or
-        to the page it was answered from (its best chunk). Every vector exists already or is
-        needed by the search anyway (the embedder remembers recent queries; chunk vectors are
-        in the index). None for any other utterance."""
+        """For a distant reference: how close in meaning the utterance is to each earlier
+        exchange (0..1, rescaled from the embedder's unrelated level): to the visitor's words
+        then, or to the page it was answered from (its best chunk). Every vector exists already
+        or is needed by the search anyway (the embedder remembers recent queries; chunk vectors
+        are in the index). None for any other utterance."""
         if not history or not distant_clue(clean(utterance), lex):
             return None
         # The whole utterance, not the clue alone: its vector is the one the search embeds

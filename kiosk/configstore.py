@@ -25,17 +25,24 @@ def previous_path(path: Path) -> Path:
     return path.with_name(path.name + ".prev")
 
 
+def try_load(path: Path) -> Config | str:
+    """The configuration in a file, or why it cannot be used."""
+    try:
+        return cfgmod.loads(path.read_text(encoding="utf-8"), str(path))
+    except (ConfigError, UnicodeDecodeError, OSError) as exc:
+        return exc.describe() if isinstance(exc, ConfigError) else str(exc)
+
+
 def load_with_fallback(path: Path) -> tuple[Config, str]:
     """The configuration to run with, and where it came from ("file", "previous", "defaults")."""
     for candidate, origin in ((path, "file"), (previous_path(path), "previous")):
         if not candidate.exists():
             continue
-        try:
-            return cfgmod.loads(candidate.read_text(encoding="utf-8"), str(candidate)), origin
-        except (ConfigError, UnicodeDecodeError, OSError) as exc:
-            text = exc.describe() if isinstance(exc, ConfigError) else str(exc)
-            log.error("CONFIG UNUSABLE: %s: %s; falling back to the last good configuration",
-                      candidate, text)
+        loaded = try_load(candidate)
+        if isinstance(loaded, Config):
+            return loaded, origin
+        log.error("CONFIG UNUSABLE: %s: %s; falling back to the last good configuration",
+                  candidate, loaded)
     if path.exists():
         log.error("CONFIG UNUSABLE and no previous good file: running on the defaults")
     return Config(), "defaults"

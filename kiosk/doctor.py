@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kiosk.config import Config
-from kiosk.errors import ConfigError, KioskError
+from kiosk.errors import KioskError
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 MIN_FREE_DISK_MB = 500
@@ -42,18 +42,15 @@ def _guard(name: str, check: Callable[[], Check]) -> Check:
 def check_config(config_path: Path) -> Check:
     """The configuration file loads; when it does not, the service runs on the last good one
     (or the defaults), and this says which and how to mend the file."""
-    from kiosk import config as cfgmod
-    from kiosk.configstore import previous_path
+    from kiosk.configstore import previous_path, try_load
 
     if not config_path.is_file():
         return Check("config", OK, f"no file at {config_path}: the defaults")
-    try:
-        cfgmod.loads(config_path.read_text(encoding="utf-8"), str(config_path))
-    except (ConfigError, UnicodeDecodeError, OSError) as exc:
-        reason = exc.describe() if isinstance(exc, ConfigError) else str(exc)
+    loaded = try_load(config_path)
+    if isinstance(loaded, str):
         using = "the previous good file" if previous_path(config_path).is_file() else \
             "the defaults"
-        return Check("config", FAIL, f"{config_path} is unusable ({reason}); running on {using}",
+        return Check("config", FAIL, f"{config_path} is unusable ({loaded}); running on {using}",
                      f"correct it by hand, or move it aside: mv {config_path} "
                      f"{config_path}.bad")
     return Check("config", OK, f"{config_path} loads")

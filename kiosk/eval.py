@@ -215,7 +215,7 @@ def score_turn(turn: Turn, ranking: list[str], act: str | None) -> tuple[float, 
     return 0.0, 0.0
 
 
-def _strategy_query(brain: Brain, name: str, turn: Turn, history: History,
+def _strategy_query(name: str, turn: Turn, history: History,
                     lang: str) -> tuple[SearchQuery | None, str | None, str | None]:
     """(query, act, page shown instead of a search) of a strategy that is not the resolver."""
     if name == "oracle":
@@ -234,7 +234,7 @@ def _strategy_query(brain: Brain, name: str, turn: Turn, history: History,
 
 def _strategy_turn(brain: Brain, name: str, turn: Turn, history: History,
                    lang: str) -> tuple[list[str], str | None, Exchange]:
-    query, act, shown = _strategy_query(brain, name, turn, history, lang)
+    query, act, shown = _strategy_query(name, turn, history, lang)
     lex = load_lexicon(lang)
     if shown is not None or query is None:
         hits = [PageHit(shown, 1.0, 0)] if shown is not None and brain.index.page(shown) else []

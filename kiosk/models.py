@@ -198,7 +198,7 @@ def model_path(entry: ModelEntry, models_dir: Path) -> Path:
             cache = {}
     except (OSError, ValueError):
         cache = {}
-    before = json.dumps(cache, sort_keys=True)
+    before = dict(cache)
     for name, expected in {entry.file: entry.sha256, **entry.companions}.items():
         file = models_dir / name
         if not file.is_file() or _checked_digest(file, cache) != expected:
@@ -207,7 +207,7 @@ def model_path(entry: ModelEntry, models_dir: Path) -> Path:
                 "the manifest)",
                 f"run: kiosk --models-dir {models_dir} models install {entry.name} --force",
             )
-    if json.dumps(cache, sort_keys=True) != before:
+    if cache != before:
         try:
             atomic_write_bytes(cache_file, json.dumps(cache, sort_keys=True).encode())
         except OSError as exc:  # a read-only models folder: checked again next start

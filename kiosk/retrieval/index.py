@@ -171,12 +171,8 @@ class SiteIndex:
         out = np.zeros(len(self.pages), dtype=np.float32)
         if total <= 0:
             return out
-        postings = self.page_lexical
         for term, weight in weights.items():
-            tid = postings.vocab.get(term)
-            if tid is not None:
-                pages = postings.post_chunk[postings.indptr[tid]:postings.indptr[tid + 1]]
-                out[pages] += weight / total
+            out[self.page_lexical.postings(term)[0]] += weight / total
         return out
 
     @cached_property
@@ -191,13 +187,9 @@ class SiteIndex:
         size = int(self._page_vocabulary[pos])
         if size == 0:
             return 0.0
-        postings = self.page_lexical
         held = 0
         for term in set(terms(said)):
-            tid = postings.vocab.get(term)
-            if tid is None:
-                continue
-            pages = postings.post_chunk[postings.indptr[tid]:postings.indptr[tid + 1]]
+            pages = self.page_lexical.postings(term)[0]
             at = int(np.searchsorted(pages, pos))  # a term's pages are in ascending order
             held += at < len(pages) and int(pages[at]) == pos
         return 1.0 - held / size

@@ -68,6 +68,15 @@ class LexicalIndex:
         return LexicalIndex(self.vocab, indptr, (uniq % n_groups).astype(np.int32), tf,
                             lengths.astype(np.float32), idf)
 
+    def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]:
+        """The documents a term occurs in (ascending) and its frequency in each; empty for a
+        term the index never saw."""
+        tid = self.vocab.get(term)
+        if tid is None:
+            return self.post_chunk[:0], self.post_tf[:0]
+        lo, hi = int(self.indptr[tid]), int(self.indptr[tid + 1])
+        return self.post_chunk[lo:hi], self.post_tf[lo:hi]
+
     def score(self, weights: dict[str, float]) -> tuple[npt.NDArray[np.float32], float]:
         """BM25 per chunk, and the best score any chunk could reach (to scale to 0..1)."""
         scores = np.zeros(len(self.chunk_len), dtype=np.float32)
