@@ -3,8 +3,9 @@ the loop that owns the port.
 
 Anyone at the port may read (help, show, get, diff, status, logs); changing anything needs the
 admin PIN (`login`). Wrong PINs lock the console out with doubling back-off; an unlocked
-console locks itself again after `console.idle_logout_s` without input. Nothing here sleeps or
-reads a clock: the caller passes `now` (monotonic seconds).
+console locks itself again after `console.idle_logout_s` without input, and at once when the
+person at the other end goes (the line drops or the port fails: `hangup`). The session neither
+sleeps nor reads a clock: the caller passes `now` (seconds).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import logging
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -117,6 +118,15 @@ class ConsoleSession:
             log.info("console: idle log-out")
             return f"\r\n(idle for {idle} s: locked)\r\n{self.prompt}".encode()
         return b""
+
+    def hangup(self, why: str) -> bytes:
+        """The person at the other end has gone: whoever comes next starts locked."""
+        if self.auth.admin or self._awaiting_pin:
+            log.info("console: %s: logged out", why)
+        self.auth.admin = False
+        self._awaiting_pin = False
+        self.editor = LineEditor()  # nor is a half-typed line handed to the next person
+        return f"\r\n({why}: locked)\r\n{self.prompt}".encode()
 
     def _line(self, text: str, now: float) -> str:
         if self._awaiting_pin:
@@ -262,30 +272,88 @@ class ConsoleSession:
         return "usage: test tts TEXT | test mic\n"
 
 
-def serve(url: str, make_session: Callable[[float], ConsoleSession], baud: int,
-          stop: Callable[[], bool], clock: Callable[[], float]) -> None:
-    """Own the port: read, feed the session, write; reopen the port if it goes away."""
+MODEM_LINES = ("dsr", "cd", "cts")
+
+
+class LineWatch:
+    """Falling edges of the modem status lines: the terminal at the other end was closed or
+    unplugged. A line counts only once it has been seen up, because adapters that do not wire
+    it read it low (or cannot read it: None) for ever, and that must not lock anybody out."""
+
+    def __init__(self) -> None:
+        self._up: set[str] = set()
+
+    def dropped(self, lines: Mapping[str, bool | None]) -> str | None:
+        gone = None
+        for name, state in lines.items():
+            if state:
+                self._up.add(name)
+            elif state is False and name in self._up:
+                self._up.discard(name)
+                gone = gone or name
+        return gone
+
+
+class Port(Protocol):
+    """The part of a pyserial port the console uses (tests pass their own)."""
+
+    def read(self, size: int = 1) -> bytes: ...
+
+    def write(self, data: bytes, /) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+def modem_lines(port: Port) -> dict[str, bool | None]:
+    """DSR, CD and CTS where the port can report them (a pseudo-terminal cannot: None)."""
+    lines: dict[str, bool | None] = {}
+    for name in MODEM_LINES:
+        try:
+            lines[name] = bool(getattr(port, name))
+        except (OSError, AttributeError, ValueError):  # SerialException is an OSError
+            lines[name] = None
+    return lines
+
+
+def open_serial(url: str, baud: int) -> Callable[[], Port]:
+    def opener() -> Port:
+        import serial
+
+        port: Port = serial.serial_for_url(url, baudrate=baud, timeout=0.2)
+        return port
+    return opener
+
+
+def serve(open_port: Callable[[], Port], make_session: Callable[[float], ConsoleSession],
+          stop: Callable[[], bool], clock: Callable[[], float], name: str = "port") -> None:
+    """Own the port: read, feed the session, write; log out when the line drops; reopen the
+    port if it goes away (a fresh session: nobody is logged in on the new one)."""
     import serial
 
     backoff_s = 0.5
     while not stop():
         try:
-            port = serial.serial_for_url(url, baudrate=baud, timeout=0.2)
+            port = open_port()
         except (serial.SerialException, OSError) as exc:
-            log.warning("console: cannot open %s (%s); retrying in %.1f s", url, exc, backoff_s)
+            log.warning("console: cannot open %s (%s); retrying in %.1f s", name, exc, backoff_s)
             time.sleep(backoff_s)  # the port owner waits for the device to come back
             backoff_s = min(backoff_s * 2, 5.0)
             continue
         backoff_s = 0.5
         session = make_session(clock())
+        watch = LineWatch()
         try:
             port.write(session.greeting())
             while not stop():
+                gone = watch.dropped(modem_lines(port))
+                if gone:
+                    port.write(session.hangup(f"{gone.upper()} dropped"))
                 data = port.read(256)
                 out = session.feed(data, clock()) if data else session.tick(clock())
                 if out:
                     port.write(out)
         except (serial.SerialException, OSError) as exc:
-            log.warning("console: port %s lost (%s); reopening", url, exc)
+            session.hangup("line lost")
+            log.warning("console: %s lost (%s); reopening", name, exc)
         finally:
             port.close()

@@ -354,6 +354,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         report = soak.run(_config(args), args.minutes or 60.0)
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
+    if args.what == "socket":
+        from kiosk.bench import avatar_load
+
+        report = avatar_load.run(args.seconds, args.connections, args.megabytes)
+        print(json.dumps(report) if args.json else json.dumps(report, indent=1))
+        return 0
     if args.what == "screen":
         from kiosk.bench import screen as bench_screen
 
@@ -419,7 +425,7 @@ def cmd_config(args: argparse.Namespace) -> int:
 def cmd_console(args: argparse.Namespace) -> int:
     import time
 
-    from firmware_bridge.console import ConsoleSession, serve
+    from firmware_bridge.console import ConsoleSession, open_serial, serve
     from firmware_bridge.consolehost import RingLog, StandaloneHost
     from firmware_bridge.pin import PinFile
     from kiosk.configstore import ConfigStore
@@ -444,9 +450,9 @@ def cmd_console(args: argparse.Namespace) -> int:
         raise KioskError("config", "no console port: console.port is empty and --port not given",
                          "pass --port DEVICE or set console.port")
     log.info("console: serving on %s (config %s)", port, path)
-    serve(port, lambda now: ConsoleSession(store, pins, host, now),
-          store.saved.console.baud, stop=lambda: False,
-          clock=time.time)  # wall clock: the PIN lock-out outlives this process
+    serve(open_serial(port, store.saved.console.baud),
+          lambda now: ConsoleSession(store, pins, host, now), stop=lambda: False,
+          clock=time.time, name=port)  # wall clock: the PIN lock-out outlives this process
     return 0
 
 
@@ -525,7 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument("what", choices=["brain", "echo", "screen", "soak", "voice"])
+    p.add_argument("what", choices=["brain", "echo", "screen", "socket", "soak", "voice"])
     p.add_argument("--minutes", type=float,
                    help="soak: minutes of simulated conversation (default 60); echo: minutes "
                         "of avatar speech for the self-trigger count (default 10)")
@@ -535,6 +541,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="echo: which simulated rooms and scenes")
     p.add_argument("--utterances", type=int, default=24, help="voice: recorded utterances")
     p.add_argument("--navigations", type=int, default=100, help="screen: browser navigations")
+    p.add_argument("--seconds", type=float, default=0.0,
+                   help="socket: seconds of the demo recording (default: all of it)")
+    p.add_argument("--connections", type=int, default=1000,
+                   help="socket: WebSocket connections the flood opens")
+    p.add_argument("--megabytes", type=float, default=100.0,
+                   help="socket: megabytes of frames the flood offers")
     p.add_argument("--pages", type=int, default=5000, help="size of the generated site")
     p.add_argument("--turns", type=int, default=400, help="timed turns per site")
     p.add_argument("--embedder", help="model name from models/manifest.toml")

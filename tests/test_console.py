@@ -240,3 +240,107 @@ def test_a_pin_typed_at_the_wrong_moment_is_never_said_back(tmp_path: Path,
     s, _ = _session(tmp_path, pin_file)
     out = _say(s, PIN, 1)
     assert "unknown command" in out and f"'{PIN}'" not in out
+
+
+def test_line_watch_counts_a_line_only_after_it_was_seen_up() -> None:
+    from firmware_bridge.console import LineWatch
+
+    watch = LineWatch()
+    # an adapter that wires nothing: lines low or unreadable for ever lock nobody out
+    assert watch.dropped({"dsr": False, "cd": None, "cts": False}) is None
+    assert watch.dropped({"dsr": True, "cd": None, "cts": False}) is None
+    assert watch.dropped({"dsr": True, "cd": None, "cts": False}) is None
+    assert watch.dropped({"dsr": False, "cd": None, "cts": False}) == "dsr"
+    assert watch.dropped({"dsr": False, "cd": None, "cts": False}) is None  # one edge, one drop
+    assert watch.dropped({"dsr": True, "cd": True, "cts": False}) is None
+    assert watch.dropped({"dsr": True, "cd": None, "cts": False}) is None  # unreadable: no edge
+    assert watch.dropped({"dsr": True, "cd": False, "cts": False}) == "cd"
+
+
+def test_hangup_locks_and_forgets_the_half_typed_line(tmp_path: Path, pin_file: PinFile) -> None:
+    s, _ = _session(tmp_path, pin_file)
+    _say(s, "login", 1)
+    assert "logged in" in _say(s, PIN, 1)
+    s.feed(b"set tts.volume 0.1", 2)  # typed, not sent, when the cable is pulled
+    out = s.hangup("DSR dropped").decode()
+    assert "DSR dropped: locked" in out and out.endswith("kiosk> ")
+    assert "log in first" in _say(s, "set tts.volume 0.9", 3)
+    assert "unknown command 'x'" in _say(s, "x", 3)  # nothing of the old line is left
+    _say(s, "login", 4)
+    s.hangup("line lost")  # in the middle of typing the PIN
+    assert s.prompt == "kiosk> " and not s.editor.masked
+
+
+class ScriptedPort:
+    """A serial port whose reads and modem lines follow a script, one step per read."""
+
+    def __init__(self, steps: list[tuple[dict[str, bool | None], bytes | Exception]]) -> None:
+        self.steps = steps
+        self.lines: dict[str, bool | None] = {"dsr": None, "cd": None, "cts": None}
+        self.written = bytearray()
+        self.closed = False
+
+    def __getattr__(self, name: str) -> bool:
+        if name in ("dsr", "cd", "cts"):
+            state = self.lines[name]
+            if state is None:
+                raise OSError(25, "Inappropriate ioctl for device")
+            return state
+        raise AttributeError(name)
+
+    def read(self, size: int = 1) -> bytes:
+        if not self.steps:
+            return b""
+        _, data = self.steps.pop(0)
+        if isinstance(data, Exception):
+            raise data
+        if self.steps:
+            self.lines = self.steps[0][0]
+        return data
+
+    def write(self, data: bytes, /) -> int:
+        self.written += data
+        return len(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_serve_logs_out_when_the_terminal_drops_dsr(tmp_path: Path, pin_file: PinFile) -> None:
+    """Laptop and USB adapter unplugged from the kiosk's port: DSR (or CD) falls, and the
+    next person at the port meets a locked console, well within idle_logout_s."""
+    from firmware_bridge.console import serve
+
+    up: dict[str, bool | None] = {"dsr": True, "cd": False, "cts": None}
+    down: dict[str, bool | None] = {"dsr": False, "cd": False, "cts": None}
+    port = ScriptedPort([(up, b"login\r"), (up, PIN.encode() + b"\r"),
+                         (up, b"set tts.volume 0.2\r"), (down, b""), (down, b""),
+                         (up, b"set tts.volume 0.3\r")])
+    port.lines = up
+    s, _ = _session(tmp_path, pin_file)
+    serve(lambda: port, lambda now: s, stop=lambda: port.closed or not port.steps,
+          clock=lambda: 5.0)
+    text = port.written.decode()
+    before, after = text.split("(DSR dropped: locked)")
+    assert "logged in" in before and "tts.volume = 0.2" in before
+    assert "log in first" in after and s.store.pending.tts.volume == 0.2
+
+
+def test_serve_starts_locked_after_the_port_fails(tmp_path: Path, pin_file: PinFile) -> None:
+    """A read error (adapter pulled out, pty closed): the port is reopened with a new session,
+    and the admin session of the person before is gone."""
+    import serial
+
+    from firmware_bridge.console import serve
+
+    none: dict[str, bool | None] = {"dsr": None, "cd": None, "cts": None}
+    first = ScriptedPort([(none, b"login\r"), (none, PIN.encode() + b"\r"),
+                          (none, serial.SerialException("device disconnected"))])
+    second = ScriptedPort([(none, b"set tts.volume 0.3\r")])
+    ports = [first, second]
+    store = ConfigStore(tmp_path / "kiosk.toml")
+    pin_file.path.with_name(pin_file.path.stem + ".attempts.json").unlink(missing_ok=True)
+    serve(lambda: ports.pop(0), lambda now: ConsoleSession(store, pin_file, FakeHost(), now),
+          stop=lambda: second.closed or (not ports and not second.steps), clock=lambda: 5.0)
+    assert first.closed and "logged in" in first.written.decode()
+    assert "log in first" in second.written.decode()

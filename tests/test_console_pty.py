@@ -135,3 +135,27 @@ def test_console_speaks_and_measures_on_the_sound_device(tmp_path: Path,
         assert "output device: PROBLEM" in term.type("status", until=b"kiosk# ")
     finally:
         term.close()
+
+
+def test_closing_the_terminal_logs_the_admin_out(tmp_path: Path) -> None:
+    """The far end of the pseudo-terminal closes while an admin is logged in: the console
+    says so in the journal at once, not after idle_logout_s."""
+    config = tmp_path / "kiosk.toml"
+    subprocess.run([sys.executable, "-m", "kiosk", "--config", str(config), "config",
+                    "set-pin"], input=PIN + "\n", capture_output=True, text=True, check=True)
+    term = Terminal(tmp_path, config)
+    try:
+        term.type("login", until=b"PIN: ")
+        assert "logged in" in term.type(PIN, until=b"kiosk# ")
+        os.close(term.master)
+        assert term.proc is not None and term.proc.stderr is not None
+        os.set_blocking(term.proc.stderr.fileno(), False)
+        journal = b""
+        end = time.monotonic() + 20.0
+        while b"line lost: logged out" not in journal and time.monotonic() < end:
+            select.select([term.proc.stderr], [], [], 1.0)
+            journal += term.proc.stderr.read() or b""
+        assert b"line lost: logged out" in journal, journal.decode(errors="replace")
+    finally:
+        term.stop()
+        os.close(term._slave)
