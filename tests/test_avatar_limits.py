@@ -110,3 +110,48 @@ def test_a_page_that_does_not_read_is_dropped_and_the_others_go_on() -> None:
             await server.close()
 
     asyncio.run(main())
+
+
+def test_a_client_that_sends_is_closed_after_one_frame() -> None:
+    """The page only listens: a local program streaming frames at the socket is closed at its
+    first frame, whatever it sends, and the real page stays connected."""
+    from websockets.exceptions import ConnectionClosed
+
+    async def main() -> None:
+        server = AvatarServer(lambda: 0.0, clock_interval_s=60)
+        await server.start()
+        url = f"ws://127.0.0.1:{server.port}/ws"
+        try:
+            async with connect(url) as page, connect(url) as flood:
+                await flood.send(b"\0" * 1000)
+                with pytest.raises(ConnectionClosed) as closed:
+                    while True:
+                        await flood.recv()
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+                await asyncio.sleep(0.05)
+                assert server.connected == 1 and server.dropped == 1
+                server.on_state("speaking")
+                assert json.loads(await page.recv())["type"] == "clock"  # first the clock
+        finally:
+            await server.close()
+
+    asyncio.run(main())
+
+
+def test_refusals_are_one_journal_line_per_interval_with_a_count(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from kiosk.avatar.server import WARN_EVERY_S, _Warnings
+
+    now = [0.0]
+    warnings = _Warnings(lambda: now[0])
+    with caplog.at_level(logging.WARNING):
+        for i in range(1000):
+            now[0] = i * 0.01  # 1,000 refusals in 10 s
+            warnings.warn("full", "refused a WebSocket")
+        warnings.warn("origin", "refused an origin")  # another kind has its own line
+        now[0] = WARN_EVERY_S + 1
+        warnings.warn("full", "refused a WebSocket")
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == ["avatar: refused a WebSocket", "avatar: refused an origin",
+                     f"avatar: refused a WebSocket (and 999 more like it in the last "
+                     f"{WARN_EVERY_S:.0f} s)"]

@@ -144,3 +144,40 @@ def test_a_file_given_as_the_site_folder_is_named_as_a_file(tmp_path: Path) -> N
     page.write_text("# A\nB.", encoding="utf-8")
     with pytest.raises(SiteError, match="is a file, not a folder"):
         load_site(page)
+
+
+def test_an_unreadable_sub_folder_is_reported_not_dropped(tmp_path: Path) -> None:
+    """A sub-folder the service's user cannot read (copied in as another user, mode 700):
+    its pages are missing, and the load says which folder and how to fix it. Run without the
+    capabilities that let root read anything, so the permission check is the kernel's own."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    (tmp_path / "open").mkdir()
+    (tmp_path / "open" / "hours.md").write_text("# Hours\n\nWe open at nine every day.\n")
+    closed = tmp_path / "staff"
+    closed.mkdir()
+    (closed / "parking.md").write_text("# Parking\n\nThe car park is behind the shop.\n")
+    closed.chmod(0)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "setpriv (util-linux) is needed to drop root's read-anything capability"
+        prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
+    script = ("import json, sys\nfrom pathlib import Path\n"
+              "from kiosk.retrieval.site import load_site\n"
+              "pages, problems = load_site(Path(sys.argv[1]))\n"
+              "print(json.dumps([[p.page_id for p in pages], [[q.path, q.message] "
+              "for q in problems]]))\n")
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-c", script, str(tmp_path)],
+                              capture_output=True, text=True, check=True)
+    finally:
+        closed.chmod(0o755)
+    pages, problems = json.loads(done.stdout)
+    assert pages == ["open/hours.md"]
+    assert problems == [[str(closed), problems[0][1]]]
+    assert "cannot be read" in problems[0][1] and "chmod" in problems[0][1]

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import mimetypes
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec
@@ -28,16 +29,43 @@ if TYPE_CHECKING:
     from kiosk.app import Playback, VoiceLoop
 
 log = logging.getLogger(__name__)
+# websockets logs every connection opened and closed at INFO: a local program that connects in
+# a loop would fill the journal. Our own lines say what matters, at a bounded rate.
+_ws_log = log.getChild("websockets")
+_ws_log.setLevel(logging.WARNING)
 P = ParamSpec("P")
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
 _LOCAL_ORIGIN = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$")
 # The kiosk's page needs one or two connections (a reload overlaps the old one); a handful
 # more is slack. Each has a bounded queue of events: a page that does not read is dropped,
-# the voice loop never waits for it. The page sends nothing, so frames in are tiny.
+# the voice loop never waits for it. The page sends nothing: a client that sends a frame is
+# not the page, and is closed before it costs more than one frame's reading.
 MAX_CLIENTS = 8
 SEND_QUEUE = 256
 MAX_FRAME_BYTES = 4096
+WARN_EVERY_S = 30.0
+
+
+class _Warnings:
+    """One journal line per kind of refusal per interval, counting the ones in between: a
+    burst of bad local clients must not flood the journal (one line each was 54 MB)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._held: dict[str, int] = {}
+        self._next_s: dict[str, float] = {}
+
+    def warn(self, kind: str, message: str) -> None:
+        now = self._clock()
+        held = self._held.get(kind, 0)
+        if now < self._next_s.get(kind, float("-inf")):
+            self._held[kind] = held + 1
+            return
+        more = f" (and {held} more like it in the last {WARN_EVERY_S:.0f} s)" if held else ""
+        log.warning("avatar: %s%s", message, more)
+        self._held[kind] = 0
+        self._next_s[kind] = now + WARN_EVERY_S
 
 
 def local_origin(origin: str | None) -> bool:
@@ -58,6 +86,8 @@ class AvatarServer:
         self.state = State("idle")
         self.segments: list[Mouth] = []  # queued or playing
         self.refused = 0
+        self.dropped = 0  # clients closed for sending or for not reading
+        self._warnings = _Warnings()
 
     @property
     def port(self) -> int:
@@ -79,7 +109,7 @@ class AvatarServer:
         try:
             self._server = await serve(self._session, "127.0.0.1", self._port,
                                        process_request=self._http, max_size=MAX_FRAME_BYTES,
-                                       max_queue=4)
+                                       max_queue=4, logger=_ws_log)
         except OSError as exc:
             raise KioskError("avatar", f"cannot serve the avatar page on 127.0.0.1:"
                              f"{self._port} ({exc.strerror or exc})",
@@ -110,18 +140,19 @@ class AvatarServer:
         path = request.path.split("?", 1)[0]
         if not self._local_host(request):
             self.refused += 1
-            log.warning("avatar: refused a request for host %s",
-                        ", ".join(request.headers.get_all("Host")) or "(none)")
+            self._warnings.warn("host", "refused a request for host " + (
+                ", ".join(request.headers.get_all("Host")) or "(none)"))
             return connection.respond(403, "only this kiosk's address may be used\n")
         if path == "/ws":
             origins = request.headers.get_all("Origin")
             if len(origins) > 1 or not local_origin(origins[0] if origins else None):
                 self.refused += 1
-                log.warning("avatar: refused a WebSocket from origin %s", ", ".join(origins))
+                self._warnings.warn("origin", "refused a WebSocket from origin "
+                                    + ", ".join(origins))
                 return connection.respond(403, "only pages of this kiosk may connect\n")
             if len(self._clients) >= MAX_CLIENTS:
                 self.refused += 1
-                log.warning("avatar: refused a WebSocket: %d pages connected", MAX_CLIENTS)
+                self._warnings.warn("full", f"refused a WebSocket: {MAX_CLIENTS} pages connected")
                 return connection.respond(503, "too many connections\n")
             return None  # go on with the WebSocket handshake
         name = "index.html" if path in ("/", "") else path.lstrip("/")
@@ -148,7 +179,12 @@ class AvatarServer:
         writer = asyncio.create_task(self._write(connection, queue))
         try:
             async for _ in connection:
-                pass  # the page only listens
+                # the page only listens: whatever sends is not the page
+                self.dropped += 1
+                self._warnings.warn("sent", "closed a WebSocket that sent data (the page "
+                                    "only listens)")
+                await connection.close(1008, "this socket only sends")
+                break
         except ConnectionClosed:
             pass  # a page that goes away, however it goes, is no error
         finally:
@@ -184,7 +220,8 @@ class AvatarServer:
                 queue.put_nowait(text)
             except asyncio.QueueFull:
                 # a page that does not read: dropped, so nothing waits on it or piles up
-                log.warning("avatar: dropped a page that stopped reading")
+                self.dropped += 1
+                self._warnings.warn("slow", "dropped a page that stopped reading")
                 self._clients.pop(client, None)
                 asyncio.get_running_loop().create_task(client.close(1008, "not reading"))
 

@@ -22,6 +22,7 @@ from kiosk.app import TurnRecord, VoiceLoop
 from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.recorded import RecordedStream
+from kiosk.bench import rss_mb
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import load_dialogues
 from kiosk.tts import Synthesizer, spoken
@@ -31,14 +32,6 @@ WARM_UP_MS = 120_000  # stream time before the "start" figures are taken
 WINDOW_MS = 300_000  # RSS is the peak over a window: single readings swing by +-40 MB
 REPLY_ROOM_S = 12  # quiet after each question: the reply plays
 VISITOR_GAP_S = 50  # longer than the loop's new-visitor pause
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return 0.0
 
 
 def open_fds() -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -370,17 +371,31 @@ def load_page(path: Path, root: Path) -> Page:
     )
 
 
-def list_page_files(root: Path) -> list[Path]:
+def list_page_files(root: Path, problems: list[LoadProblem] | None = None) -> list[Path]:
+    """The page files under root, hidden ones left out. A sub-folder that cannot be read is
+    reported in `problems` (or logged) instead of vanishing from the site unnoticed."""
     if root.exists() and not root.is_dir():
         raise SiteError(f"site {root} is a file, not a folder",
                         f"pass the folder that holds the pages (perhaps {root.parent})")
     if not root.is_dir():
         raise SiteError(f"site folder {root} does not exist", "pass the folder of .md/.html pages")
-    files = sorted(
-        p for p in root.rglob("*")
-        if p.is_file() and p.suffix.lower() in PAGE_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+
+    def unreadable(exc: OSError) -> None:
+        problem = LoadProblem(str(exc.filename or root),
+                              f"folder cannot be read ({exc.strerror}); its pages are left "
+                              "out: give the service's user read access (chmod -R a+rX)")
+        if problems is None:
+            log.warning("site: %s: %s", problem.path, problem.message)
+        else:
+            problems.append(problem)
+
+    files = []
+    for folder, subfolders, names in os.walk(root, onerror=unreadable):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
+        files += [Path(folder, name) for name in names
+                  if not name.startswith(".") and Path(name).suffix.lower() in PAGE_SUFFIXES
+                  and Path(folder, name).is_file()]
+    files.sort()
     if not files:
         raise SiteError(
             f"site folder {root} has no .md or .html pages",
@@ -394,7 +409,7 @@ def load_site(root: Path) -> tuple[list[Page], list[LoadProblem]]:
     pages: list[Page] = []
     problems: list[LoadProblem] = []
     seen: dict[str, Path] = {}
-    for path in list_page_files(root):
+    for path in list_page_files(root, problems):
         pid = page_id_for(path, root)
         if pid in seen:
             problems.append(LoadProblem(

@@ -1,0 +1,25 @@
+"""Issue 17, item 8 end to end: the service's own loop (`kiosk run --realtime`, a child
+process) while a local program opens 1,000 WebSockets and offers 100 MB of frames to the avatar
+socket. The timings' ratio is a benchmark figure (`kiosk bench socket`); here what must hold
+whatever the machine's speed: every turn answered, no traceback, no journal flood, memory and
+the process's own CPU time close to the quiet run's."""
+
+from __future__ import annotations
+
+import pytest
+
+from kiosk.bench import avatar_load
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_flood_on_the_avatar_socket_leaves_the_voice_loop_alone() -> None:
+    report = avatar_load.run(seconds=40.0, connections=1000, megabytes=100.0)
+    quiet, loaded, flood = report["quiet"], report["loaded"], report["flood"]
+    assert flood["attempts"] == 1000 and flood["bytes_offered"] >= 99_000_000
+    assert quiet["turns"] >= 2 and loaded["turns"] == quiet["turns"]
+    assert quiet["tracebacks"] == loaded["tracebacks"] == 0
+    # one line per kind of refusal per 30 s: the flood adds a few lines, not one per client
+    assert loaded["log_bytes"] <= quiet["log_bytes"] + 1000
+    assert report["rss_growth_mb"] <= 30.0
+    assert loaded["cpu_s"] <= quiet["cpu_s"] * 1.3 + 1.0, report
