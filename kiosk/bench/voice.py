@@ -1,128 +1,297 @@
-"""`kiosk bench voice`: the voice turn on recorded English utterances, stage by stage.
+"""`kiosk bench voice --lang en|ja [--noise-db N]`: hearing, measured.
 
-The utterances are the English demo dialogues' questions, spoken by the project's own voice
-(piper) and recognized by pocketsphinx. For each: end of speech (last voiced chunk) -> the
-end-of-speech decision (audio time), -> final transcript, -> the brain's answer, -> the first
-reply sample (processing time); word error rate; the synthesizer's real-time factor; peak RSS.
+The questions are the demo dialogues' visitor turns in one language, spoken twice by the
+project's own voice (piper for English, Open JTalk for Japanese; the second time higher and
+quicker), optionally under crowd babble (other questions of the set, several at once) at
+`noise_db` below the speech.
+
+- Recognition: word error rate (English) or character error rate (Japanese, also on the kana
+  reading, so homophone kanji are told apart from misheard sounds), clean and in babble.
+- What recognition costs the brain: page top-1 of the dialogues with the transcripts in place
+  of the typed turns, against the typed dialogues.
+- Latency: a few questions through the voice loop at the recording's own speed (the wall clock,
+  so work done during the visitor's pause counts as it would on a device): end of speech ->
+  first reply sample, with the stages.
+- End of turn: questions said with a pause of 300-900 ms in the middle; the share cut at the
+  pause by the configured end-of-turn rule, and by the fixed silence alone.
+- Peak RSS of this process, with both languages' recognizers, the embedder, the index and both
+  voices loaded.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import resource
-import time
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from kiosk.app import TurnRecord, VoiceLoop
-from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
-from kiosk.audio.format import RATE_HZ, Samples
+from kiosk.asr import Speculative
+from kiosk.asr.whisper import WhisperRecognizer
+from kiosk.audio.format import CHUNK_MS, RATE_HZ, AudioChunk, Samples
 from kiosk.audio.recorded import RecordedStream
+from kiosk.audio.turn import TurnModel, pause_verdict
+from kiosk.audio.vad import Paused, Segmenter, SegmenterParams, Utterance, VoiceActivity
 from kiosk.bench import percentiles
+from kiosk.bench.room import mix, other_voice, rms
 from kiosk.config import DEMO_DIR, Config
-from kiosk.eval import load_dialogues
+from kiosk.eval import Dialogue, evaluate, load_dialogues
 from kiosk.tts import spoken
-from kiosk.wiring import load_brain, synthesizer, voice_activity
+from kiosk.wiring import (
+    load_brain,
+    recognizer,
+    segmenter,
+    synthesizer,
+    turn_model,
+    voice_activity,
+)
+
+TIMED_GAP_S = 10  # after a timed question: the reply plays out before the next one
 
 
 def _words(text: str) -> list[str]:
     return re.sub(r"[^a-z0-9' ]", " ", text.lower()).split()
 
 
-def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
-    """(edit distance in words, reference length)."""
-    ref, hyp = _words(reference), _words(hypothesis)
+def _edits(ref: list[str], hyp: list[str]) -> int:
     row = list(range(len(hyp) + 1))
     for i, r in enumerate(ref, 1):
         prev, row[0] = row[0], i
         for j, h in enumerate(hyp, 1):
             prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[len(hyp)], len(ref)
+    return row[len(hyp)]
 
 
-def run(cfg: Config, utterances: int = 24) -> dict[str, Any]:
-    tts = synthesizer(cfg, "en")
-    brain = load_brain(cfg)
-    vad = voice_activity(cfg)
-    questions = [t.user for d in load_dialogues(DEMO_DIR / "dialogues" / "en.jsonl")
-                 for t in d.turns if t.act is None][:utterances]
-    synth_s = audio_s = 0.0
-    asked: list[Samples] = []
-    for question in questions:
-        start = time.perf_counter()
-        asked.append(spoken(tts, question))
-        synth_s += time.perf_counter() - start
-        audio_s += len(asked[-1]) / RATE_HZ
-    # One loop, as on the device, hears every question. Each comes after a pause longer than
-    # the loop's new-visitor pause, so each is a fresh visitor's first question.
-    loop = VoiceLoop(RecordedStream(_recording(asked), keep_speaker=False), brain, vad,
-                     PocketsphinxRecognizer(), {"en": tts, "ja": tts})
-    heard: dict[int, list[TurnRecord]] = {}
-    spans = _spans(asked)
-    loop.on_turn = lambda turn: heard.setdefault(_which(spans, turn.speech_start_ms),
-                                                 []).append(turn)
+def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
+    """(edit distance in words, reference length)."""
+    ref = _words(reference)
+    return _edits(ref, _words(hypothesis)), len(ref)
+
+
+def _chars(text: str) -> list[str]:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return [ch for ch in text if unicodedata.category(ch)[0] in "LN"]
+
+
+def char_errors(reference: str, hypothesis: str) -> tuple[int, int]:
+    """(edit distance in characters, reference length), punctuation and spaces left out."""
+    ref = _chars(reference)
+    return _edits(ref, _chars(hypothesis)), len(ref)
+
+
+def kana(text: str) -> str:
+    """The katakana reading (Open JTalk's), so 駐車場 and 中車場 differ by one sound."""
+    import pyopenjtalk
+
+    return str(pyopenjtalk.g2p(text, kana=True)) if text.strip() else ""
+
+
+def _error_rate(pairs: list[tuple[str, str]], lang: str, reading: bool = False) -> float:
+    errors = total = 0
+    for ref, hyp in pairs:
+        if reading:
+            ref, hyp = kana(ref), kana(hyp)
+        e, n = word_errors(ref, hyp) if lang == "en" else char_errors(ref, hyp)
+        errors += e
+        total += n
+    return round(errors / max(total, 1), 4)
+
+
+def _dialogues(lang: str, utterances: int) -> list[Dialogue]:
+    """Whole demo dialogues (not off-topic ones) until `utterances` turns are covered."""
+    chosen: list[Dialogue] = []
+    count = 0
+    for dialogue in load_dialogues(DEMO_DIR / "dialogues" / f"{lang}.jsonl"):
+        if count >= utterances:
+            break
+        if any(t.kind == "offtopic" for t in dialogue.turns):
+            continue
+        chosen.append(dialogue)
+        count += len(dialogue.turns)
+    return chosen
+
+
+def babble(pool: list[Samples], length: int, level_rms: float, rng: np.random.Generator,
+           talkers: int = 6) -> np.ndarray:
+    """Several other questions at once, looped to `length`, scaled to `level_rms`."""
+    total = np.zeros(length)
+    for _ in range(talkers):
+        voice = pool[int(rng.integers(len(pool)))].astype(np.float64)
+        reps = np.tile(voice, length // max(len(voice), 1) + 2)
+        start = int(rng.integers(len(voice)))
+        total += reps[start:start + length]
+    return total * (level_rms / max(rms(total), 1e-9))
+
+
+def _noisy(speech: Samples, pool: list[Samples], noise_db: float | None,
+           rng: np.random.Generator) -> Samples:
+    if noise_db is None:
+        return speech
+    level = rms(speech) / (10 ** (noise_db / 20))
+    return mix(speech.astype(np.float64), babble(pool, len(speech), level, rng))
+
+
+def _recognize(asr: Any, samples: Samples) -> str:
+    asr.start()
+    asr.accept(samples)
+    return str(asr.finish())
+
+
+def _cut_at_pauses(samples_list: list[Samples], vad: VoiceActivity, params: SegmenterParams,
+                   model: TurnModel | None, asr: Any) -> int:
+    """How many of these (paused) utterances are ended more than once: the segmenter as the
+    loop drives it, the turn model judging each pause when there is one."""
+    cuts = 0
+    for samples in samples_list:
+        vad.reset()
+        seg = Segmenter(params)
+        ended = 0
+        padded = np.concatenate([samples, np.zeros(RATE_HZ * 2, dtype=np.int16)])
+        step = RATE_HZ * CHUNK_MS // 1000
+        for i in range(0, len(padded) - step + 1, step):
+            chunk = AudioChunk(padded[i:i + step], i * 1000 // RATE_HZ)
+            for event in seg.feed(chunk, vad.probability(chunk.samples)):
+                ended += isinstance(event, Utterance)
+                if isinstance(event, Paused) and model is not None:
+                    heard = seg.heard_so_far()
+                    words = _recognize(asr, heard) if isinstance(asr, Speculative) else ""
+                    seg.decide(pause_verdict(model, heard, words))
+        cuts += ended > 1
+    return cuts
+
+
+def _halves(question: str, lang: str) -> tuple[str, str] | None:
+    """The question split where a speaker could stop to think, nearest its middle: between
+    words (English) or between accent phrases (Japanese, Open JTalk's analysis)."""
+    if lang == "ja":
+        import pyopenjtalk
+
+        pieces = [(m["string"], m["chain_flag"] != 1) for m in pyopenjtalk.run_frontend(question)]
+    else:
+        pieces = [(" " * bool(i) + w, True) for i, w in enumerate(question.split())]
+    cuts = [i for i in range(1, len(pieces)) if pieces[i][1]]
+    if not cuts:
+        return None
+    middle = len(question) / 2
+    at = min(cuts, key=lambda i: abs(len("".join(p for p, _ in pieces[:i])) - middle))
+    return "".join(p for p, _ in pieces[:at]).strip(), "".join(p for p, _ in pieces[at:]).strip()
+
+
+def _paused(tts: Any, question: str, lang: str, rng: np.random.Generator) -> Samples | None:
+    """The question with a 300-900 ms pause between two words, as a visitor who stops to
+    think. The sentence is synthesized whole (the halves apart would give the first one a
+    sentence's falling end, which no thinking visitor has); the pause goes at the quietest
+    moment within 150 ms of where the first half, said alone, ends."""
+    halves = _halves(question, lang)
+    if halves is None:
+        return None
+    speech = _trimmed(spoken(tts, question))
+    guess = len(_trimmed(spoken(tts, halves[0])))
+    frame = RATE_HZ * CHUNK_MS // 1000
+    reach = RATE_HZ * 150 // 1000
+    lo, hi = max(frame, guess - reach), min(len(speech) - frame, guess + reach)
+    if hi <= lo:
+        return None
+    starts = range(lo, hi - frame + 1, frame // 4)
+    at = min(starts, key=lambda i: rms(speech[i:i + frame])) + frame // 2
+    pause = np.zeros(int(RATE_HZ * rng.uniform(0.3, 0.9)), dtype=np.int16)
+    return np.concatenate([speech[:at], pause, speech[at:]])
+
+
+def _trimmed(samples: Samples, floor: int = 300) -> Samples:
+    """Without the synthesizer's own leading and trailing silence (the pause is the bench's)."""
+    loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > floor)
+    return samples[loud[0]:loud[-1] + 1] if len(loud) else samples
+
+
+def _timed(cfg: Config, asked: list[Samples], brain: Any, vad: VoiceActivity, asr: Any,
+           voices: dict[str, Any]) -> list[TurnRecord]:
+    quiet = np.zeros(RATE_HZ, dtype=np.int16)
+
+    def recording() -> Iterator[Samples]:
+        for speech in asked:
+            yield quiet
+            yield speech
+            yield from [quiet] * TIMED_GAP_S
+
+    turns: list[TurnRecord] = []
+    loop = VoiceLoop(RecordedStream(recording(), keep_speaker=False, realtime=True), brain,
+                     vad, asr, voices, on_turn=turns.append, segmenter=segmenter(cfg),
+                     turn_model=turn_model(cfg))
     try:
         asyncio.run(loop.run(asyncio.Event()))
     finally:
         loop.close()
-    eos_first: list[float] = []
-    final_first: list[float] = []
-    decision: list[float] = []
-    errors = words = 0
-    for i, question in enumerate(questions):
-        turns = heard.get(i, [])
-        e, n = word_errors(question, " ".join(t.utterance for t in turns))
-        errors += e
-        words += n
-        if not turns:
-            continue
-        turn = turns[0]
-        decision.append(turn.eos_decision_ms)
-        final_first.append(turn.brain_ms + turn.first_audio_ms)
-        eos_first.append(turn.eos_decision_ms + turn.asr_ms + turn.brain_ms
-                         + turn.first_audio_ms)
-    return {
-        "eos_to_first_audio_ms": percentiles(eos_first),
-        "final_to_first_audio_ms": percentiles(final_first),
-        "eos_decision_ms": percentiles(decision),
-        "wer": round(errors / max(words, 1), 3),
-        "tts_rtf": round(synth_s / max(audio_s, 1e-9), 3),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
-        "utterances": len(questions),
-        "turns": sum(len(t) for t in heard.values()),
+    return turns
+
+
+def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | None = None,
+        timed: int = 8) -> dict[str, Any]:
+    fixed = dataclasses.replace(cfg, brain=dataclasses.replace(cfg.brain, language=lang))
+    voices = {code: synthesizer(cfg, code) for code in ("en", "ja")}
+    tts = voices[lang]
+    brain = load_brain(cfg)
+    vad = voice_activity(cfg)
+    # both languages' recognizers loaded once (the peak RSS counts them); the bench listens
+    # in its own language, as a kiosk with brain.language fixed does
+    auto = recognizer(dataclasses.replace(cfg, brain=dataclasses.replace(cfg.brain,
+                                                                          language="auto")))
+    asr = (WhisperRecognizer({lang: auto.models[lang]}) if isinstance(auto, WhisperRecognizer)
+           and lang in auto.models else recognizer(fixed))
+    rng = np.random.default_rng(11)
+    dialogues = _dialogues(lang, utterances)
+    texts = [t.user for d in dialogues for t in d.turns]
+    said = [spoken(tts, text) for text in texts]
+    second = [other_voice(s) for s in said]
+    pool = said + second
+    pairs: list[tuple[str, str]] = []
+    heard: dict[str, str] = {}
+    for text, voice_a, voice_b in zip(texts, said, second, strict=True):
+        for samples in (voice_a, voice_b):
+            hyp = _recognize(asr, _noisy(samples, pool, noise_db, rng))
+            pairs.append((text, hyp))
+            heard.setdefault(text, hyp)  # the first voice's transcript goes to the brain
+    typed = evaluate(brain, dialogues)["strategies"]["resolved"]["page_top1"]
+    as_heard = [dataclasses.replace(d, turns=tuple(dataclasses.replace(t, user=heard[t.user])
+                                                   for t in d.turns)) for d in dialogues]
+    spoken_top1 = evaluate(brain, as_heard)["strategies"]["resolved"]["page_top1"]
+
+    questions = [t.user for d in dialogues for t in d.turns if t.act is None]
+    timed_audio = [_noisy(spoken(tts, q), pool, noise_db, rng) for q in questions[:timed]]
+    turns = _timed(cfg, timed_audio, brain, vad, asr, voices)
+    eos_first = [float(t.reply_start_ms - t.last_voiced_ms) for t in turns]
+    stages = {
+        "eos_decision": percentiles([float(t.eos_decision_ms) for t in turns], 0),
+        "recognition_after_decision": percentiles([t.asr_ms for t in turns], 0),
+        "brain": percentiles([t.brain_ms for t in turns], 0),
+        "first_audio": percentiles([t.first_audio_ms for t in turns], 0),
     }
+    paused = [a for q in questions if (a := _paused(tts, q, lang, rng)) is not None]
+    params = segmenter(cfg).params
+    cut = _cut_at_pauses(paused, vad, params, turn_model(cfg), asr)
+    cut_fixed = _cut_at_pauses(paused, vad, params, None, asr)
+    report: dict[str, Any] = {
+        "lang": lang,
+        "noise_db": noise_db,
+        "utterances": len(pairs),
+        "error_rate": _error_rate(pairs, lang),
+        "eos_to_first_audio_ms": percentiles(eos_first, 0),
+        "stages_ms": stages,
+        "timed_turns": len(turns),
+        "premature_cut_rate": round(cut / max(len(paused), 1), 3),
+        "premature_cut_rate_fixed_silence": round(cut_fixed / max(len(paused), 1), 3),
+        "paused_utterances": len(paused),
+        "spoken_top1": spoken_top1,
+        "typed_top1": typed,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+        "examples": [{"said": ref, "heard": hyp} for ref, hyp in pairs[:6]],
+    }
+    if lang == "ja":
+        report["error_rate_kana"] = _error_rate(pairs, lang, reading=True)
+    return report
 
-
-LEAD_S = 1
-GAP_S = 50  # the reply plays, then a pause longer than VoiceLoop.new_visitor_after_ms
-
-
-def _recording(asked: list[Samples]) -> Iterator[Samples]:
-    quiet = np.zeros(RATE_HZ, dtype=np.int16)
-    for speech in asked:
-        yield from [quiet] * LEAD_S
-        yield speech
-        yield from [quiet] * GAP_S
-
-
-def _spans(asked: list[Samples]) -> list[tuple[int, int]]:
-    """Where each question lies in the recording, in ms."""
-    spans = []
-    at_ms = 0
-    for speech in asked:
-        at_ms += LEAD_S * 1000
-        length_ms = len(speech) * 1000 // RATE_HZ
-        spans.append((at_ms, at_ms + length_ms))
-        at_ms += length_ms + GAP_S * 1000
-    return spans
-
-
-def _which(spans: list[tuple[int, int]], start_ms: int) -> int:
-    """The question an utterance starting at start_ms belongs to (pre-roll included)."""
-    for i, (begin, end) in enumerate(spans):
-        if begin - 1000 <= start_ms <= end:
-            return i
-    return -1

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from kiosk.audio.format import resample, to_int16
-from kiosk.text import sentences
+from kiosk.text import spoken_pieces
 from kiosk.tts import Speech
 
 
@@ -22,7 +22,7 @@ class OpenJTalkSynthesizer:
         self._volume = volume
 
     def synthesize(self, text: str) -> Iterator[Speech]:
-        for sentence in sentences(text) or [text]:
+        for sentence in spoken_pieces(text):
             if not sentence.strip():
                 continue
             audio, rate_hz = self._tts(sentence)

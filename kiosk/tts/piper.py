@@ -10,7 +10,7 @@ import numpy as np
 from kiosk.audio.format import resample
 from kiosk.errors import ModelError
 from kiosk.models import ModelEntry, model_path
-from kiosk.text import sentences
+from kiosk.text import spoken_pieces
 from kiosk.tts import Speech
 
 WARM_UP_TEXT = ("The museum is open every day from nine in the morning until five in the "
@@ -57,7 +57,7 @@ class PiperSynthesizer:
     def synthesize(self, text: str) -> Iterator[Speech]:
         # sentence by sentence ourselves: each piece then carries its own text (the caption
         # shown while it plays), which piper's chunks do not
-        for sentence in sentences(text) or [text]:
+        for sentence in spoken_pieces(text):
             if not sentence.strip():
                 continue
             for chunk in self._voice.synthesize(sentence, syn_config=self._config):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from pathlib import Path
 from kiosk.errors import ConfigError
 
 _DIR = Path(__file__).resolve().parent
+_TRAILING_PUNCT = re.compile(r"[\s.,!?;:、。！？…・\-]+$")
 ACTS = ("greeting", "thanks", "farewell", "ack", "stop")
 
 
@@ -46,6 +48,8 @@ class Lexicon:
     clarification_markers: tuple[str, ...]
     dangling: tuple[str, ...] = ()  # a sentence opening with these leans on the one before
     refuse: tuple[str, ...] = ()  # requests never answered from any page
+    unfinished: tuple[str, ...] = ()  # words a finished question never ends with
+    finished: tuple[str, ...] = ()  # endings only a finished sentence has (Japanese)
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
     # The article's word lists as written (page, site, immediate, distant): `kiosk eval`'s
@@ -76,6 +80,20 @@ class Lexicon:
             else:
                 text = text.replace(phrase, "")
         return text
+
+    def sounds_unfinished(self, text: str) -> bool:
+        """The words so far stop where nobody ends a question ("what time does")."""
+        words = _norm(_TRAILING_PUNCT.sub("", text))
+        if self.word_boundaries:
+            padded = f" {words}"
+            return len(words.split()) >= 2 and any(padded.endswith(f" {p}")
+                                                   for p in self.unfinished)
+        return len(words) >= 2 and words.endswith(self.unfinished)
+
+    def sounds_finished(self, text: str) -> bool:
+        """The words end as only a finished sentence does ("...ありますか")."""
+        words = _norm(_TRAILING_PUNCT.sub("", text))
+        return bool(self.finished) and not self.word_boundaries and words.endswith(self.finished)
 
     def function_phrases(self) -> tuple[str, ...]:
         """Every phrase that is about the conversation rather than about the venue."""
@@ -137,6 +155,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         clarification_markers=_tuple(rep, "clarification_markers", f"{lang}.replies"),
         dangling=_tuple(data.get("answer", {}), "dangling", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
+        unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
+        finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
         replies={k: v for k, v in rep.items() if isinstance(v, str)},

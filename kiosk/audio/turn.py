@@ -1,0 +1,68 @@
+"""Has the visitor finished? Smart Turn v3.2 (an ONNX model, run by onnxruntime) hears the
+last 8 s of the utterance and gives the probability that the turn is complete: "the parking..."
+is not, "where is the parking?" is. The features are Whisper's log-mel of the waveform
+normalized to zero mean and unit variance, padded with silence in front to 8 s."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from kiosk.audio.format import RATE_HZ, Samples
+from kiosk.audio.logmel import log_mel
+from kiosk.errors import ModelError
+
+WINDOW_S = 8
+
+
+class TurnModel(Protocol):
+    def complete(self, samples: Samples) -> float:
+        """Probability that the speech so far is a finished turn."""
+        ...
+
+
+def turn_features(samples: Samples) -> np.ndarray:
+    """[1, 80, 800] model input of 16 kHz int16 speech (its last 8 s)."""
+    audio = samples.astype(np.float32)[-WINDOW_S * RATE_HZ:] / 32768.0
+    audio = np.pad(audio, (WINDOW_S * RATE_HZ - len(audio), 0))
+    audio = (audio - audio.mean()) / np.sqrt(audio.var() + 1e-7)
+    return log_mel(audio)[None]
+
+
+class SmartTurn:
+    def __init__(self, model: Path, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self._session = ort.InferenceSession(str(model), options,
+                                                 providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own errors
+            raise ModelError(f"end-of-turn model {model} could not be loaded: {exc}",
+                             "reinstall it: kiosk models install smart-turn --force") from exc
+
+    def complete(self, samples: Samples) -> float:
+        out = self._session.run(None, {"input_features": turn_features(samples)})
+        return float(np.asarray(out[0]).reshape(-1)[0])
+
+
+def pause_verdict(model: TurnModel, heard: Samples, transcript: str) -> float:
+    """The probability that the pause ends the turn: the model's, unless the words so far
+    (the recognizer's transcript at the pause, when it has one) settle it. Stopping where
+    nobody ends a question ("what time does ...") waits whatever the melody; a Japanese
+    sentence-final form ("...ありますか") is finished whatever the melody (the model hears
+    Open JTalk's flat endings as unfinished)."""
+    from kiosk.dialogue.lexicon import load_lexicon
+    from kiosk.text import detect_lang
+
+    if transcript:
+        lexicon = load_lexicon(detect_lang(transcript))
+        if lexicon.sounds_unfinished(transcript):
+            return 0.0
+        if lexicon.sounds_finished(transcript):
+            return 1.0
+    return model.complete(heard)
