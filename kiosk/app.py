@@ -190,12 +190,13 @@ class VoiceLoop:
                             else self.asr.withdraw)
                     if isinstance(event, Paused) and self.turn_model is not None:
                         # judged before the next chunk: the segmenter waits for the verdict
+                        # the model and the transcript so far, side by side
+                        melody = loop.run_in_executor(self._turn_exec, self.turn_model.complete,
+                                                      self.segmenter.heard_so_far())
                         words = (await loop.run_in_executor(self._asr_exec,
                                                             self.asr.speculation)
                                  if listening and isinstance(self.asr, Speculative) else "")
-                        self.segmenter.decide(await loop.run_in_executor(
-                            self._turn_exec, pause_verdict, self.turn_model,
-                            self.segmenter.heard_so_far(), words))
+                        self.segmenter.decide(pause_verdict(await melody, words))
                 elif isinstance(event, Utterance):
                     listening = False
                     if self.hearing.is_echo():

@@ -134,6 +134,14 @@ def recognizer(cfg: Config) -> Any:
     return VoskRecognizer(Path(path), lang, setting)
 
 
+def recognizer_for(cfg: Config, lang: str) -> Any:
+    """The recognizer configured for one language (benchmarks that speak one language)."""
+    import dataclasses
+
+    return recognizer(dataclasses.replace(
+        cfg, brain=dataclasses.replace(cfg.brain, language=lang)))
+
+
 def segmenter(cfg: Config) -> Any:
     from kiosk.audio.vad import Segmenter, SegmenterParams
 

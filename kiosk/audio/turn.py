@@ -50,8 +50,9 @@ class SmartTurn:
         return float(np.asarray(out[0]).reshape(-1)[0])
 
 
-def pause_verdict(model: TurnModel, heard: Samples, transcript: str) -> float:
-    """The probability that the pause ends the turn: the model's, unless the words so far
+def pause_verdict(probability: float, transcript: str) -> float:
+    """The probability that the pause ends the turn: the model's (`probability`), unless the
+    words so far
     (the recognizer's transcript at the pause, when it has one) settle it. Stopping where
     nobody ends a question ("what time does ...") waits whatever the melody; a Japanese
     sentence-final form ("...ありますか") is finished whatever the melody (the model hears
@@ -65,4 +66,4 @@ def pause_verdict(model: TurnModel, heard: Samples, transcript: str) -> float:
             return 0.0
         if lexicon.sounds_finished(transcript):
             return 1.0
-    return model.complete(heard)
+    return probability

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
+from kiosk.asr import Recognizer
 from kiosk.audio import jack
 from kiosk.audio.echo import (
     SpeexCanceller,
@@ -53,7 +53,7 @@ from kiosk.retrieval.site import load_site
 from kiosk.text import sentences
 from kiosk.tts import spoken
 from kiosk.tts.piper import PiperSynthesizer
-from kiosk.wiring import synthesizer, voice_activity
+from kiosk.wiring import recognizer_for, synthesizer, voice_activity
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ def _hearing(vad: SileroVad, cancellers: Cancellers, guarded: bool) -> Hearing:
     return Hearing(cancellers.make(), vad, EchoGuard(params), Segmenter())
 
 
-def _recognize(asr: PocketsphinxRecognizer, audio: Samples) -> str:
+def _recognize(asr: Recognizer, audio: Samples) -> str:
     asr.start()
     for chunk in chunks(audio):
         asr.accept(chunk.samples)
@@ -175,7 +175,7 @@ def _heard_chunks(mic: Samples, far: Samples, start_ms: int = 0
 
 
 def self_triggers(material: Material, room: list[Path], vad: SileroVad,
-                  asr: PocketsphinxRecognizer, cancellers: Cancellers, guarded: bool,
+                  asr: Recognizer, cancellers: Cancellers, guarded: bool,
                   minutes: float) -> dict[str, float]:
     """The avatar talks, nobody else does: every turn the loop would start is a self-trigger.
     The replies (repeated as needed for `minutes`) are shared out over the rooms; each room
@@ -226,7 +226,7 @@ def self_triggers(material: Material, room: list[Path], vad: SileroVad,
 
 
 def double_talk(material: Material, room: list[Path], vad: SileroVad,
-                asr: PocketsphinxRecognizer, cancellers: Cancellers, scenes: int, seed: int = 11
+                asr: Recognizer, cancellers: Cancellers, scenes: int, seed: int = 11
                 ) -> dict[str, Any]:
     """The visitor talks over the avatar: when is it noticed, and what is understood."""
     rng = np.random.default_rng(seed)
@@ -330,7 +330,7 @@ def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
     # (with it, barge-in within 300 ms moved by 5-10 points from run to run)
     tts = synthesizer(cfg, "en", deterministic=True)
     vad = voice_activity(cfg)
-    asr = PocketsphinxRecognizer()
+    asr = recognizer_for(cfg, "en")
     material = _material(tts, avatar_minutes * 60, max(scenes, 1))
     linear = paths(paths_per_kind, nonlinear=False, seed=seed)
     nonlinear = paths(paths_per_kind, nonlinear=True, seed=seed + 1)

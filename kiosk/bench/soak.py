@@ -19,14 +19,13 @@ from typing import Any
 import numpy as np
 
 from kiosk.app import TurnRecord, VoiceLoop
-from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.recorded import RecordedStream
 from kiosk.bench import rss_mb
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import load_dialogues
 from kiosk.tts import Synthesizer, spoken
-from kiosk.wiring import load_brain, synthesizer, voice_activity
+from kiosk.wiring import load_brain, recognizer_for, synthesizer, voice_activity
 
 WARM_UP_MS = 120_000  # stream time before the "start" figures are taken
 WINDOW_MS = 300_000  # RSS is the peak over a window: single readings swing by +-40 MB
@@ -86,7 +85,7 @@ def run(cfg: Config, minutes: float = 60.0) -> dict[str, Any]:
 
     errors = _ErrorCount()
     logging.getLogger().addHandler(errors)
-    loop = VoiceLoop(stream, brain, vad, PocketsphinxRecognizer(), {"en": tts, "ja": tts},
+    loop = VoiceLoop(stream, brain, vad, recognizer_for(cfg, "en"), {"en": tts, "ja": tts},
                      on_turn=on_turn)
     start = time.perf_counter()
     try:

@@ -160,7 +160,7 @@ def _cut_at_pauses(samples_list: list[Samples], vad: VoiceActivity, params: Segm
                 if isinstance(event, Paused) and model is not None:
                     heard = seg.heard_so_far()
                     words = _recognize(asr, heard) if isinstance(asr, Speculative) else ""
-                    seg.decide(pause_verdict(model, heard, words))
+                    seg.decide(pause_verdict(model.complete(heard), words))
         cuts += ended > 1
     return cuts
 
@@ -256,6 +256,15 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
             hyp = _recognize(asr, _noisy(samples, pool, noise_db, rng))
             pairs.append((text, hyp))
             heard.setdefault(text, hyp)  # the first voice's transcript goes to the brain
+    detection: dict[str, Any] = {}
+    if isinstance(auto, WhisperRecognizer) and len(auto.models) > 1:
+        # brain.language auto: each utterance's language told on Whisper base's encoding
+        right, costs = 0, []
+        for samples in said:
+            lang_heard = auto.recognize(samples.astype(np.float32) / 32768.0)[1]
+            right += lang_heard == lang
+            costs.append(auto.detect_ms)
+        detection = {"right": right, "of": len(said), "cost_ms": percentiles(costs, 0)}
     typed = evaluate(brain, dialogues)["strategies"]["resolved"]["page_top1"]
     as_heard = [dataclasses.replace(d, turns=tuple(dataclasses.replace(t, user=heard[t.user])
                                                    for t in d.turns)) for d in dialogues]
@@ -288,6 +297,7 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
         "paused_utterances": len(paused),
         "spoken_top1": spoken_top1,
         "typed_top1": typed,
+        "language_detection": detection,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
         "examples": [{"said": ref, "heard": hyp} for ref, hyp in pairs[:6]],
     }

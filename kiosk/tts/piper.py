@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,17 +31,21 @@ class PiperSynthesizer:
         if not config.is_file():
             raise ModelError(f"piper voice config {config} is missing",
                              "reinstall the voice: kiosk models install piper-joe-en --force")
-        self._voice = PiperVoice.load(str(model), config_path=str(config))
         # Every sentence has its own length. onnxruntime's memory patterns are kept per input
         # shape, so they piled up sentence after sentence (+120 MB in an hour of soak): off.
         # Its arena stays (30 ms faster to the first sample than plain allocations) and is
         # grown once, here, by a long sentence, so visitors' replies rarely grow it further.
+        # The session is made here, once: PiperVoice.load would make one of its own first
+        # (replacing it left ~90 MB of heap behind).
         import onnxruntime as ort
+        from piper.config import PiperConfig
 
         options = ort.SessionOptions()
         options.enable_mem_pattern = False
-        self._voice.session = ort.InferenceSession(str(model), options,
-                                                   providers=["CPUExecutionProvider"])
+        self._voice = PiperVoice(
+            config=PiperConfig.from_dict(json.loads(config.read_text(encoding="utf-8"))),
+            session=ort.InferenceSession(str(model), options,
+                                         providers=["CPUExecutionProvider"]))
         self._config = SynthesisConfig(length_scale=length_scale, volume=volume)
         if deterministic:
             self._config.noise_scale = self._config.noise_w_scale = 0.0
