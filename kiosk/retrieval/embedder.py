@@ -57,6 +57,9 @@ class OnnxEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # no busy-waiting threads: Whisper, the turn model and this run side by side on two
+        # cores, and spinning ones took the cores from each other
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         # No arena: it keeps the largest batch's activations for the life of the process, and
         # an index build's batches would then stay resident beside the brain.
         options.enable_cpu_mem_arena = False

@@ -42,6 +42,9 @@ class PiperSynthesizer:
 
         options = ort.SessionOptions()
         options.enable_mem_pattern = False
+        # no busy-waiting threads: Whisper, the turn model and this run side by side on two
+        # cores, and spinning ones took the cores from each other
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._voice = PiperVoice(
             config=PiperConfig.from_dict(json.loads(config.read_text(encoding="utf-8"))),
             session=ort.InferenceSession(str(model), options,
