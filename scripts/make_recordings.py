@@ -46,9 +46,9 @@ def main() -> None:
     from kiosk.tts.openjtalk import OpenJTalkSynthesizer
     from kiosk.tts.piper import PiperSynthesizer
 
-    voices: dict[str, Synthesizer] = {"en": PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"],
-                                                   default_models_dir(), deterministic=True),
-              "ja": OpenJTalkSynthesizer()}
+    english = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"],
+                                             default_models_dir(), deterministic=True)
+    voices: dict[str, Synthesizer] = {"en": english, "ja": OpenJTalkSynthesizer()}
     for lang, questions in QUESTIONS.items():
         parts = [np.zeros(RATE_HZ, dtype=np.int16)]
         for question in questions:
