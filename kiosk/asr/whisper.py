@@ -13,7 +13,6 @@ called), `finish` returns that transcript without a second pass.
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 import time
@@ -26,8 +25,6 @@ import numpy as np
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.logmel import HOP, log_mel
 from kiosk.errors import ModelError
-
-log = logging.getLogger(__name__)
 
 MAX_FRAMES = 3000  # Whisper's 30 s
 PROMPT_TOKENS = 120  # of venue vocabulary at most (Whisper allows 223 before the transcript)
@@ -59,10 +56,6 @@ class WhisperModel:
         self._beam_size = beam_size
         self._min_frames = int(min_window_s * RATE_HZ) // HOP
 
-    def knows(self, lang: str) -> bool:
-        return (self._tokenizer.token_to_id(f"<|{lang}|>") is not None if self.multilingual
-                else lang == "en")
-
     def _id(self, token: str) -> int:
         found = self._tokenizer.token_to_id(token)
         if found is None:
@@ -92,11 +85,10 @@ class WhisperModel:
     def encode(self, features: Any) -> Any:
         return self._model.encode(features)
 
-    def language(self, encoded: Any, among: tuple[str, ...]) -> tuple[str, float]:
-        """The likeliest of `among`, and its probability among all of Whisper's languages."""
+    def language(self, encoded: Any, among: tuple[str, ...]) -> str:
+        """The likeliest of `among` (Whisper scores all its languages; the kiosk speaks two)."""
         scores = {code.strip("<|>"): p for code, p in self._model.detect_language(encoded)[0]}
-        best = max(among, key=lambda lang: scores.get(lang, 0.0))
-        return best, scores.get(best, 0.0)
+        return max(among, key=lambda lang: scores.get(lang, 0.0))
 
     def transcribe(self, features: Any, lang: str, seconds: float) -> str:
         """Features (or their encoding) of `seconds` of audio -> text in `lang`."""
@@ -194,7 +186,7 @@ class WhisperRecognizer:
             return model.transcribe(model.features(audio), lang, seconds), lang
         start = time.perf_counter()
         encoded = self._detector.encode(self._detector.features(audio))
-        lang, _ = self._detector.language(encoded, tuple(self.models))
+        lang = self._detector.language(encoded, tuple(self.models))
         self.detect_ms = (time.perf_counter() - start) * 1000.0
         model = self.models[lang]
         if model is self._detector:
