@@ -13,6 +13,7 @@ import asyncio
 import os
 import re
 import socket
+import statistics
 import sys
 import tempfile
 import time
@@ -48,6 +49,7 @@ class Flood:
 class Run:
     turns: list[dict[str, int]] = field(default_factory=list)
     peak_rss_mb: float = 0.0
+    rss_samples_mb: list[float] = field(default_factory=list)
     cpu_s: float = 0.0  # the kiosk process's own CPU time
     tracebacks: int = 0
     log_bytes: int = 0
@@ -124,7 +126,10 @@ async def _run_kiosk(config: Path, wav: Path, out: Path, connections: int, megab
 
     async def sample_rss() -> None:
         while proc.returncode is None:
-            run.peak_rss_mb = max(run.peak_rss_mb, rss_mb(proc.pid))
+            now_mb = rss_mb(proc.pid)
+            if now_mb:
+                run.rss_samples_mb.append(now_mb)
+            run.peak_rss_mb = max(run.peak_rss_mb, now_mb)
             run.cpu_s = max(run.cpu_s, _cpu_s(proc.pid))
             await asyncio.sleep(0.1)
 
@@ -158,6 +163,7 @@ def _summary(run: Run) -> dict[str, Any]:
     stages = {key: percentiles([float(t[key]) for t in run.turns], 0)
               for key in ("asr_ms", "brain_ms", "first_audio_ms")}
     return {"turns": len(run.turns), "stages_ms": stages, "peak_rss_mb": round(run.peak_rss_mb),
+            "settled_rss_mb": round(_settled(run), 1),
             "cpu_s": round(run.cpu_s, 1),
             "tracebacks": run.tracebacks, "log_bytes": run.log_bytes,
             "seconds": round(run.seconds, 1)}
@@ -190,4 +196,12 @@ def run(seconds: float = 0.0, connections: int = 1000, megabytes: float = 100.0)
             "flood": {**vars(flooded), "flood_cpu_s": round(own_cpu_s, 1)},
             "p50_ratio_loaded_to_quiet": ratio,
             "first_audio_ratio_worst_turn": round(max(paired, default=float("nan")), 3),
-            "rss_growth_mb": round(loaded.peak_rss_mb - quiet.peak_rss_mb, 1)}
+            "rss_growth_mb": round(_settled(loaded) - _settled(quiet), 1),
+            "peak_rss_growth_mb": round(loaded.peak_rss_mb - quiet.peak_rss_mb, 1)}
+
+
+def _settled(run: Run) -> float:
+    """The median RSS over the second half of the run: what the process holds, not the
+    moment's peak (Whisper's passes swing the peak by tens of MB from run to run)."""
+    half = run.rss_samples_mb[len(run.rss_samples_mb) // 2:]
+    return statistics.median(half) if half else 0.0
