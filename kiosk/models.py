@@ -382,3 +382,18 @@ def install(
             atomic_write_from(stage / name, models_dir / name)
     log.info("installed model %s at %s", entry.name, target)
     return target
+
+
+def cpu_session(model: Path, what: str, name: str, *, threads: int = 1) -> Any:
+    """An onnxruntime session of a small model on the CPU (`threads` for its operators), or a
+    ModelError naming it (`what`) and the command that reinstalls manifest entry `name`."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    try:
+        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's own errors
+        raise ModelError(f"{what} {model} could not be loaded: {exc}",
+                         f"reinstall it: kiosk models install {name} --force") from exc

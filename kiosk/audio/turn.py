@@ -12,7 +12,7 @@ import numpy as np
 
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.logmel import log_mel
-from kiosk.errors import ModelError
+from kiosk.models import cpu_session
 
 WINDOW_S = 8
 
@@ -33,17 +33,7 @@ def turn_features(samples: Samples) -> np.ndarray:
 
 class SmartTurn:
     def __init__(self, model: Path, *, threads: int = 1) -> None:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(str(model), options,
-                                                 providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime's own errors
-            raise ModelError(f"end-of-turn model {model} could not be loaded: {exc}",
-                             "reinstall it: kiosk models install smart-turn --force") from exc
+        self._session = cpu_session(model, "end-of-turn model", "smart-turn", threads=threads)
 
     def complete(self, samples: Samples) -> float:
         out = self._session.run(None, {"input_features": turn_features(samples)})

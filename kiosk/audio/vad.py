@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from kiosk.audio.format import CHUNK_MS, RATE_HZ, AudioChunk, Samples, clipped_fraction
-from kiosk.errors import ModelError
+from kiosk.models import cpu_session
 
 WINDOW = 512  # samples Silero scores at 16 kHz
 CONTEXT = 64  # samples of the previous window it is given in front
@@ -36,17 +36,7 @@ class SileroVad:
     """Speech probability per chunk; windows of 512 samples carried across chunks."""
 
     def __init__(self, model: Path, *, threads: int = 1) -> None:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(str(model), options,
-                                                 providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime's own errors
-            raise ModelError(f"VAD model {model} could not be loaded: {exc}",
-                             "reinstall it: kiosk models install silero-vad --force") from exc
+        self._session = cpu_session(model, "VAD model", "silero-vad", threads=threads)
         self.reset()
 
     def reset(self) -> None:
