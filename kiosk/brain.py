@@ -76,6 +76,8 @@ class TurnResult:
             page_id=self.reply.page_id or (self.ranking[0] if self.ranking else None),
             page_title=self.reply.page_title, repair=repair, context=context,
             spoken=self.reply.spoken if reply_text is None else (),
+            # A reply given from outside (evaluation's reference) is taken as sure.
+            weak=self.reply.weak if reply_text is None else False,
         )
 
 
@@ -167,13 +169,25 @@ class Brain:
         if (resolution.kind not in (INDEPENDENT, ELLIPSIS) or analysis.rejection
                 or not analysis.has_own_content):
             return False
-        scores, _ = bare or self._bare(analysis.utterance, lang)
-        return out_of_scope(scores.evidence, analysis.text, lex, self.params.answer)
+        scores, hits = bare or self._bare(analysis.utterance, lang)
+        # The best page's score speaks for a question that stands alone and points at nothing
+        # (an ellipsis scores low by nature; "this" may mean the page on screen).
+        alone = resolution.kind == INDEPENDENT and not resolution.anchors
+        best = (hits[0].score if hits else 0.0) if alone else None
+        return out_of_scope(scores.evidence, analysis.text, lex, self.params.answer, best)
 
     def _bare(self, utterance: str, lang: str) -> tuple[Scores, list[PageHit]]:
         scores = self.index.score(SearchQuery.of(utterance), self.embedder, lang,
                                   self.params.rank)
         return scores, self.index.rank(scores, self.params.top_pages)
+
+    def _bare_if_alone(self, analysis: Analysis, resolution: Resolution,
+                       lang: str) -> tuple[Scores, list[PageHit]] | None:
+        """The bare search of a question whose query is its own words: it decides whether the
+        site answers it and then serves as the ranking (one search, not two)."""
+        if resolution.query == SearchQuery.of(analysis.utterance) and analysis.has_own_content:
+            return self._bare(analysis.utterance, lang)
+        return None
 
     def _ranked(self, query: SearchQuery, lang: str, resolution: Resolution,
                 bare: tuple[Scores, list[PageHit]] | None) -> list[PageHit]:
@@ -229,7 +243,8 @@ class Brain:
             hits = [PageHit(overview[0].page_id, 1.0, overview[0].first_chunk)] if overview else []
         elif resolution.query is None:
             hits = []
-        elif self._declines(analysis, resolution, lang, lex, bare):
+        elif self._declines(analysis, resolution, lang, lex,
+                            bare := bare or self._bare_if_alone(analysis, resolution, lang)):
             hits = []  # nothing on the site is about it: said so below
         elif (bare is not None and not resolution.anchors
               and resolution.query == SearchQuery.of(analysis.utterance)):

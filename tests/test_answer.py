@@ -99,3 +99,26 @@ def test_a_declined_question_is_no_context_for_the_next(tmp_path: Path) -> None:
     assert first.ranking == [] and first.reply.repair
     second = brain.respond((first.exchange(),), "and tomorrow", lang="en")
     assert second.resolution.kind != "ellipsis"
+
+
+def test_the_sentence_comes_from_the_chunk_the_search_found(tmp_path: Path) -> None:
+    """When the visitor's words do not tell the sentences apart (a paraphrase shares none of
+    them), the chunk the search ranked best, by the whole query and by meaning, picks the part
+    of the page."""
+    from kiosk.answer import compose
+    from kiosk.dialogue.query import SearchQuery
+    from kiosk.dialogue.resolver import INDEPENDENT, Resolution
+    from kiosk.retrieval.index import PageHit
+
+    (tmp_path / "visit.md").write_text(
+        "# Visiting\n## Tickets\nAdults pay 800 yen and children pay 300 yen at the desk.\n"
+        "## Animals\nAssistance animals are welcome in every hall of the building.\n",
+        encoding="utf-8")
+    brain = _brain(tmp_path)
+    info = brain.index.page("visit.md")
+    assert info is not None and info.n_chunks == 2
+    resolution = Resolution("en", None, INDEPENDENT, False, SearchQuery.of("can i bring my pet"))
+    lex = load_lexicon("en")
+    said = [compose(resolution, [PageHit("visit.md", 0.6, info.first_chunk + pos)],
+                    brain.index, (), None, lex).text for pos in (0, 1)]
+    assert "800 yen" in said[0] and "Assistance animals" in said[1]

@@ -148,3 +148,35 @@ def test_this_plus_a_noun_is_the_page_on_screen(brain: Brain) -> None:
     assert _bare_top(brain, "この料金って何", "ja") != "ja/tickets.html"
     turn = brain.respond((first.exchange(),), "この料金って何", "ja/tickets.html", "ja")
     assert turn.ranking[0] == "ja/tickets.html"
+
+
+@pytest.mark.parametrize(("lang", "utterance"), [
+    ("en", "can you recommend a good dentist"),
+    ("en", "who will win the election next year"),
+])
+def test_a_question_whose_best_page_scores_low_is_declined(
+        brain: Brain, lang: str, utterance: str) -> None:
+    """Some of its words are on the site ("good", "next year"), so its best chunk alone does
+    not say it is off-topic; the best page's score does."""
+    from dataclasses import replace
+
+    if brain.embedder.name != "e5-small-int8":
+        pytest.skip("the threshold was set with the default embedder")
+    result = brain.respond((), utterance, lang=lang)
+    assert result.reply.page_id is None and "member of staff" in result.reply.text
+    params = replace(brain.params, answer=replace(brain.params.answer, scope_page_below=0.0))
+    answered = Brain(brain.index, brain.embedder, params).respond((), utterance, lang=lang)
+    assert answered.reply.page_id is not None  # the chunk's evidence alone lets it through
+
+
+def test_a_low_scoring_answer_is_remembered_as_weak(brain: Brain) -> None:
+    sure = brain.respond((), "how much is a planetarium ticket", lang="en")
+    assert not sure.reply.weak and not sure.exchange().weak
+    vague = brain.respond((), "is it any good", lang="en")
+    assert vague.reply.page_id is not None and vague.reply.weak and vague.exchange().weak
+    assert not vague.exchange("a reference reply").weak  # a given reply is taken as sure
+
+
+def test_the_site_listing_is_said_from_the_overview_page(brain: Brain) -> None:
+    result = brain.respond((), "what other pages are on this site", lang="en")
+    assert result.reply.page_id == "en/index.md" and '"' in result.reply.text

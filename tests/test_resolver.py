@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kiosk.dialogue.history import Exchange
@@ -312,3 +314,25 @@ def test_after_an_apology_the_context_is_the_exchange_before_it() -> None:
     history = (*EN_HISTORY, asked)
     r = decide(analyze("the one under the dome then", history, lex, P), history, P)
     assert r.context_from == (3,)
+
+
+def test_a_weak_answer_is_not_built_on() -> None:
+    """An answer from a page that scored low may be the wrong page: the next turn does not
+    search with its words, takes what it leaned on at full weight, and trusts its page half."""
+    topic = QuerySegment(EN_HISTORY[1].user, 0.5, "user")
+    guess = Exchange("how long does the show last", "The cafe is open from 10:00 to 16:30.", "en",
+                     page_id="en/cafe.md", page_title="Harbor Cafe", context=(topic,),
+                     weak=True)
+    history = (*EN_HISTORY[:2], guess)
+    r = decide(analyze("how much does it cost", history, load_lexicon("en"), P), history, P)
+    assert r.kind == IMMEDIATE and r.query is not None
+    texts = {s.text: s for s in r.query.segments}
+    assert guess.reply not in texts
+    assert guess.user in texts
+    # inherited undiminished: the weak exchange stands for what it leaned on
+    assert texts[topic.text].weight == pytest.approx(topic.weight * texts[guess.user].weight)
+    assert _bonus(r.anchors) == {"en/cafe.md": P.anchor_immediate * P.weak_anchor}
+    firm = (*EN_HISTORY[:2], replace(guess, weak=False))
+    sure = decide(analyze("how much does it cost", firm, load_lexicon("en"), P), firm, P)
+    assert sure.query is not None and guess.reply in {s.text for s in sure.query.segments}
+    assert _bonus(sure.anchors) == {"en/cafe.md": P.anchor_immediate}

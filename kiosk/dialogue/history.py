@@ -18,6 +18,7 @@ class Exchange:
     repair: bool = False  # the reply apologized or asked for clarification
     context: tuple[QuerySegment, ...] = ()  # context this turn's query carried (for chaining)
     spoken: tuple[int, ...] = ()  # sentence positions of page_id already spoken (detail goes on)
+    weak: bool = False  # answered from a page that scored low: its reply is no firm context
 
 
 History = tuple[Exchange, ...]

@@ -77,6 +77,8 @@ class ResolverParams:
     anchor_distant: float = 0.15
     anchor_ellipsis: float = 0.0
     anchor_screen: float = 0.25
+    # An anchor whose page was a weak answer (it scored low) counts this much of its bonus.
+    weak_anchor: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -256,7 +258,9 @@ def _exchange_segments(ex: Exchange, weight: float, reply_share: float,
                        params: ResolverParams) -> list[QuerySegment]:
     segs: list[QuerySegment] = []
     user_has_content = bool(content_terms(ex.user))
-    use_reply = not ex.repair and ex.reply.strip() != ""
+    # A weak answer (its page scored low) may be the wrong page: its words are not built on,
+    # and what it leaned on passes on undiminished.
+    use_reply = not ex.repair and not ex.weak and ex.reply.strip() != ""
     user_w = weight * (1.0 - reply_share) if use_reply else weight
     reply_w = weight * reply_share if user_has_content else weight
     if user_has_content:
@@ -265,8 +269,8 @@ def _exchange_segments(ex: Exchange, weight: float, reply_share: float,
         segs.append(QuerySegment(ex.reply, reply_w, "reply"))
     # What this exchange itself leaned on (an "explain that" two turns back) is passed on, fading.
     inherit = weight * params.inherit_decay
-    if not segs:
-        inherit = weight  # nothing of its own: it stands for its context entirely
+    if not segs or ex.weak:
+        inherit = weight  # nothing of its own (or nothing sure): it stands for its context
     for seg in ex.context:
         w = seg.weight * inherit
         if w >= params.min_segment_weight:
@@ -358,10 +362,11 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
     answered = _answered(history)
     answered_page = history[answered].page_id if answered is not None else None
     answered_said = history[answered].reply if answered is not None else ""
+    trust = params.weak_anchor if answered is not None and history[answered].weak else 1.0
     if kind == IMMEDIATE:
         weight = params.deictic_weight_own if own else params.deictic_weight_bare
         pool = params.pool_deictic if pooled else 0
-        bonus = params.anchor_immediate_own if pooled else params.anchor_immediate
+        bonus = trust * (params.anchor_immediate_own if pooled else params.anchor_immediate)
     else:
         weak = not pooled  # too little of its own to stand alone
         if bare_confidence is not None:
@@ -375,7 +380,7 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         kind = ELLIPSIS
         weight = params.ellipsis_weight_own if own else params.ellipsis_weight_bare
         pool = params.pool_ellipsis if pooled else 0
-        bonus = params.anchor_ellipsis
+        bonus = trust * params.anchor_ellipsis
     if prev is None:
         return Resolution(a.lang, None, kind, a.detail, base, anchors=_anchors(screen_anchor))
     if (history[prev].repair and answered is not None
