@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 
 from kiosk.dialogue.history import History
-from kiosk.dialogue.lexicon import Lexicon
+from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import ACT, PAGE, REPEAT, SITE, Resolution
 from kiosk.retrieval.index import Evidence, PageHit, SiteIndex
@@ -83,6 +83,13 @@ _FIELD_JA = re.compile(r"^([^\s:：、。]{1,12})[:：]\s*(\S.*)$")
 _ASKING_LABELS = frozenset({"what", "who", "when", "where", "why", "how", "which"})
 
 
+def _lower_first(text: str) -> str:
+    """"Dental services" -> "dental services"; "VA dental care" keeps its acronym."""
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        return text[0].lower() + text[1:]
+    return text
+
+
 def _field_as_sentence(text: str, lang: str) -> str:
     """A labelled field said as a sentence: "Time required: 1-2 weeks" -> "Time required is
     1-2 weeks."; a label that is a question word ("What: ...") is dropped."""
@@ -93,8 +100,13 @@ def _field_as_sentence(text: str, lang: str) -> str:
     if (_END_JA if lang == "ja" else _END_EN).search(value) and label.lower() not in \
             _ASKING_LABELS:
         return text  # a sentence with a lead-in, not a field
+    if load_lexicon(lang).sounds_unfinished(label):
+        # "You may qualify for: Dental services ..." is a sentence cut by a list, not a label.
+        joined = f"{label}{value}" if lang == "ja" else f"{label} {_lower_first(value)}"
+        return joined if (_END_JA if lang == "ja" else _END_EN).search(joined) else joined + (
+            "。" if lang == "ja" else ".")
     if lang == "ja":
-        said = f"{label}は{value}"
+        said = f"{label}{value}" if label.endswith("は") else f"{label}は{value}"
         return said if _END_JA.search(said) else said + "。"
     if label.lower() in _ASKING_LABELS:
         said = value[:1].upper() + value[1:]

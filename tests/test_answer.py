@@ -38,6 +38,12 @@ def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     ("Note: It’s always a good idea to tell your doctor.", "en",
      "It’s always a good idea to tell your doctor."),
     ("所要時間：1〜2週間", "ja", "所要時間は1〜2週間。"),
+    # a sentence cut by a list is no label: no "You may qualify for is ..."
+    ("You may qualify for: Dental services you need to manage a health condition", "en",
+     "You may qualify for dental services you need to manage a health condition."),
+    ("Eligible family members include: VA patients", "en",
+     "Eligible family members include VA patients."),
+    ("対象は：高校生以上", "ja", "対象は高校生以上。"),
     ("The cafe is open from 10:00 to 16:30.", "en", "The cafe is open from 10:00 to 16:30."),
     ("The net worth limit is $127,061.", "en", "The net worth limit is $127,061."),
 ])
