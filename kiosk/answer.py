@@ -19,6 +19,10 @@ from kiosk.retrieval.index import Evidence, PageHit, SiteIndex
 from kiosk.text import sentences, terms
 
 MAX_REPLY_CHARS = {"ja": 140, "en": 260}
+# A sentence that leans on one it cannot take along yields to a candidate this close to it
+# (in units of the best sentence's word match): reply F1 +0.005 on vagov-en, the same on
+# misskey-ja.
+_ORPHAN_PENALTY = 0.5
 
 
 @dataclass(frozen=True)
@@ -177,15 +181,46 @@ def _run_from(sents: list[str], heads: list[str], start: int, lang: str,
     return tuple(picked)
 
 
+def _dangling(sentence: str, lex: Lexicon) -> bool:
+    """Opens with a pronoun or a connective ("It is open from ...", "But ...", "しかし")."""
+    first = sentence.lower()
+    if lex.word_boundaries:
+        return bool(lex.find(" ".join(first.split()[:3]), lex.dangling))
+    return any(first.startswith(w) for w in lex.dangling)
+
+
 def _with_antecedent(sents: list[str], heads: list[str], start: int, lex: Lexicon) -> int:
-    """A sentence that opens with a pronoun or a connective ("It is open from ...", "しかし")
-    leans on the one before it: start there, when it stands under the same heading."""
-    first = sents[start].lower()
-    dangling = lex.find(" ".join(first.split()[:3]), lex.dangling) if lex.word_boundaries \
-        else [w for w in lex.dangling if first.startswith(w)]
-    if dangling and start > 0 and heads[start - 1] == heads[start]:
+    """A sentence that leans on the one before it starts there, when it stands under the same
+    heading."""
+    if _dangling(sents[start], lex) and start > 0 and heads[start - 1] == heads[start]:
         return start - 1
     return start
+
+
+_LEAD_PUNCT = " ,、，"
+
+
+def _without_connective(sentence: str, lex: Lexicon) -> str:
+    """"But we do work with ..." -> "We do work with ...": said without the sentence it
+    answered, a leading connective points at nothing; one that can be left out is."""
+    low = sentence.lower()
+    for word in sorted(lex.droppable, key=len, reverse=True):
+        if not low.startswith(word):
+            continue
+        rest = sentence[len(word):]
+        if lex.word_boundaries and rest[:1] not in ("", " ", ","):
+            continue  # "Butterflies ...", "Sometimes ..."
+        rest = rest.lstrip(_LEAD_PUNCT)
+        if len(rest) < len(sentence) // 2:
+            return sentence
+        return rest[:1].upper() + rest[1:] if lex.word_boundaries else rest
+    return sentence
+
+
+def _orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
+    """Sentences that lean on one they cannot take along (the first under their heading)."""
+    return [_dangling(sent, lex) and (i == 0 or heads[i - 1] != heads[i])
+            for i, sent in enumerate(sents)]
 
 
 def _cue_terms(text: str, lex: Lexicon) -> set[str]:
@@ -211,7 +246,8 @@ def _sentence_query(query: SearchQuery) -> dict[str, float]:
 
 
 def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float],
-                cues: set[str], prior: list[float] | None = None) -> int:
+                cues: set[str], prior: list[float] | None = None,
+                orphans: list[bool] | None = None) -> int:
     """The sentence that best answers the query. Terms are weighted by how rare they are on
     this page: the page's own topic (in nearly every sentence) tells sentences apart least.
     A sentence also owns the words of its heading ("Tickets for the planetarium"), at half
@@ -234,6 +270,8 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
         score += 0.5 * len(cues & (words | head_words)) / max(len(cues), 1)
         if prior is not None:
             score += prior[i]
+        if orphans is not None and orphans[i]:
+            score -= _ORPHAN_PENALTY  # yields to the next candidate unless far ahead
         score -= 0.01 * i  # earlier sentences introduce; prefer them on ties
         if score > best_score:
             best, best_score = i, score
@@ -356,9 +394,11 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             start = _best_start(sents, heads, _sentence_query(r.query), set())
         else:
             start = 0
-        picked = _run_from(sents, heads, _with_antecedent(sents, heads, start, lex), lang,
-                           params.max_sentences)
-        body = _speak(sents, picked, lang)
+        start = _with_antecedent(sents, heads, start, lex)
+        picked = _run_from(sents, heads, start, lang, params.max_sentences)
+        said = list(sents)
+        said[start] = _without_connective(sents[start], lex)
+        body = _speak(said, picked, lang)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
@@ -367,8 +407,10 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     if chunk is not None and params.chunk_prior:
         prior = [params.chunk_prior if c == chunk else 0.0 for c in owner]
     start = _best_start(sents, heads, _sentence_query(r.query), _cue_terms(utterance, lex),
-                        prior)
-    picked = _run_from(sents, heads, _with_antecedent(sents, heads, start, lex), lang,
-                       params.max_sentences)
-    return Reply(lex.replies["answer"].format(body=_speak(sents, picked, lang)),
+                        prior, _orphans(sents, heads, lex))
+    start = _with_antecedent(sents, heads, start, lex)
+    picked = _run_from(sents, heads, start, lang, params.max_sentences)
+    said = list(sents)
+    said[start] = _without_connective(sents[start], lex)
+    return Reply(lex.replies["answer"].format(body=_speak(said, picked, lang)),
                  page_id, title, picked)

@@ -128,3 +128,19 @@ def test_the_sentence_comes_from_the_chunk_the_search_found(tmp_path: Path) -> N
     said = [compose(resolution, [PageHit("visit.md", 0.6, info.first_chunk + pos)],
                     brain.index, (), None, lex).text for pos in (0, 1)]
     assert "800 yen" in said[0] and "Assistance animals" in said[1]
+
+
+@pytest.mark.parametrize(("lang", "page", "question", "said"), [
+    ("en", "# Visiting\n## Pets\nPets are not allowed in the halls.\n## Guide dogs\n"
+           "But guide dogs are welcome in every hall of the building.\n",
+     "are guide dogs welcome", "Guide dogs are welcome in every hall of the building."),
+    ("ja", "# 来館案内\n## ペット\nペットは館内に入れません。\n## 補助犬\n"
+           "しかし、補助犬はすべての展示室に同伴できます。\n",
+     "補助犬は同伴できる", "補助犬はすべての展示室に同伴できます。"),
+])
+def test_a_connective_whose_sentence_is_not_said_is_left_out(
+        tmp_path: Path, lang: str, page: str, question: str, said: str) -> None:
+    """The sentence "But" answered stands under another heading and is not said with it."""
+    (tmp_path / "visit.md").write_text(page, encoding="utf-8")
+    reply = _brain(tmp_path).respond((), question, lang=lang).reply
+    assert reply.page_id == "visit.md" and reply.text == said

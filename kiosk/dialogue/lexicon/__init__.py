@@ -47,6 +47,7 @@ class Lexicon:
     repair_markers: tuple[str, ...]
     clarification_markers: tuple[str, ...]
     dangling: tuple[str, ...] = ()  # a sentence opening with these leans on the one before
+    droppable: tuple[str, ...] = ()  # ... of which these can be left out without it
     refuse: tuple[str, ...] = ()  # requests never answered from any page
     unfinished: tuple[str, ...] = ()  # words a finished question never ends with
     finished: tuple[str, ...] = ()  # endings only a finished sentence has (Japanese)
@@ -154,6 +155,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         repair_markers=_tuple(rep, "repair_markers", f"{lang}.replies"),
         clarification_markers=_tuple(rep, "clarification_markers", f"{lang}.replies"),
         dangling=_tuple(data.get("answer", {}), "dangling", f"{lang}.answer"),
+        droppable=_tuple(data.get("answer", {}), "droppable", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
         unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
         finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
