@@ -23,6 +23,10 @@ MAX_REPLY_CHARS = {"ja": 140, "en": 260}
 # (in units of the best sentence's word match): reply F1 +0.005 on vagov-en, the same on
 # misskey-ja.
 _ORPHAN_PENALTY = 0.5
+# A sentence of the shape asked for (a clock time for "what time") gains this much, in units of
+# the best sentence's word match: the demo's "what time does the robot show start" found the
+# lab's introduction ("shows how robots see") before.
+_SHAPE_WEIGHT = 1.0
 
 
 @dataclass(frozen=True)
@@ -223,14 +227,27 @@ def _orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
             for i, sent in enumerate(sents)]
 
 
+# Shapes of answers a lexicon cue can name in angle brackets: "what time" = ["<time>", ...].
+_SHAPES = {
+    "<time>": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:a\.?m\.?|p\.?m\.?)(?!\w)|\d{1,2}時",
+                         re.I),
+    "<money>": re.compile(r"[$€£¥]\s?\d|\d\s?(?:円|yen\b|dollars?\b)", re.I),
+}
+
+
 def _cue_terms(text: str, lex: Lexicon) -> set[str]:
-    """Words an answer to this kind of question tends to contain ("how much" -> yen, cost)."""
+    """Words an answer to this kind of question tends to contain ("how much" -> yen, cost),
+    and shapes (a clock time, an amount of money)."""
     cues: set[str] = set()
     for phrase, words in lex.answer_cues.items():
         if lex.find(text, (phrase,)):
             for word in words:
-                cues.update(terms(word) or [word])
+                cues.update([word] if word in _SHAPES else (terms(word) or [word]))
     return cues
+
+
+def _shapes(sentence: str) -> set[str]:
+    return {name for name, shape in _SHAPES.items() if shape.search(sentence)}
 
 
 def _sentence_query(query: SearchQuery) -> dict[str, float]:
@@ -253,7 +270,7 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
     A sentence also owns the words of its heading ("Tickets for the planetarium"), at half
     the weight of its own: a page's title heads its introduction, which must not outrank the
     section that says it."""
-    own = [set(terms(sent)) for sent in sents]
+    own = [set(terms(sent)) | (_shapes(sent) if cues else set()) for sent in sents]
     headed = [set(terms(head)) - words for head, words in zip(heads, own, strict=True)]
     n = len(sents)
     df: dict[str, int] = {}
@@ -267,7 +284,11 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
     best, best_score = 0, -1.0
     for i, (words, head_words) in enumerate(zip(own, headed, strict=True)):
         score = raw[i] / top
-        score += 0.5 * len(cues & (words | head_words)) / max(len(cues), 1)
+        word_cues = cues - _SHAPES.keys()
+        score += 0.5 * len(word_cues & (words | head_words)) / max(len(word_cues), 1)
+        # the shape of the answer asked for (a clock time for "what time") weighs as much as
+        # the best sentence's words
+        score += _SHAPE_WEIGHT * bool(cues & words & _SHAPES.keys())
         if prior is not None:
             score += prior[i]
         if orphans is not None and orphans[i]:

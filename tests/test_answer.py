@@ -144,3 +144,17 @@ def test_a_connective_whose_sentence_is_not_said_is_left_out(
     (tmp_path / "visit.md").write_text(page, encoding="utf-8")
     reply = _brain(tmp_path).respond((), question, lang=lang).reply
     assert reply.page_id == "visit.md" and reply.text == said
+
+
+@pytest.mark.parametrize(("lang", "page", "question", "expected"), [
+    ("en", "# Cafe\nThe cafe shows the bay from every table.\n## Menu\n"
+           "A bowl of curry is $8 and soup comes with it.\n",
+     "how much does the cafe curry cost", "$8"),
+])
+def test_the_sentence_of_the_shape_asked_for_wins(tmp_path: Path, lang: str, page: str,
+                                                   question: str, expected: str) -> None:
+    """"How much" wants an amount, even when a word of the question ("cafe") is in another
+    sentence (the clock time of "what time": test_brain_real)."""
+    (tmp_path / "page.md").write_text(page, encoding="utf-8")
+    reply = _brain(tmp_path).respond((), question, lang=lang).reply
+    assert expected in reply.text

@@ -180,3 +180,12 @@ def test_a_low_scoring_answer_is_remembered_as_weak(brain: Brain) -> None:
 def test_the_site_listing_is_said_from_the_overview_page(brain: Brain) -> None:
     result = brain.respond((), "what other pages are on this site", lang="en")
     assert result.reply.page_id == "en/index.md" and '"' in result.reply.text
+
+
+def test_what_time_is_answered_with_the_sentence_that_holds_the_time(brain: Brain) -> None:
+    """The lab's introduction ("shows how robots see") has the rarer word of the question;
+    the sentence with the clock times answers it."""
+    if brain.embedder.name != "e5-small-int8":
+        pytest.skip("mUSE ranks the introduction's chunk first, and the chunk prior follows it")
+    result = brain.respond((), "what time does the robot show start", lang="en")
+    assert result.reply.page_id == "en/robot-lab.md" and "11:30" in result.reply.text
