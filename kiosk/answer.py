@@ -282,13 +282,13 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
            for words, head_words in zip(own, headed, strict=True)]
     top = max(raw, default=0.0) or 1.0
     best, best_score = 0, -1.0
+    word_cues, shape_cues = cues - _SHAPES.keys(), cues & _SHAPES.keys()
     for i, (words, head_words) in enumerate(zip(own, headed, strict=True)):
         score = raw[i] / top
-        word_cues = cues - _SHAPES.keys()
         score += 0.5 * len(word_cues & (words | head_words)) / max(len(word_cues), 1)
         # the shape of the answer asked for (a clock time for "what time") weighs as much as
         # the best sentence's words
-        score += _SHAPE_WEIGHT * bool(cues & words & _SHAPES.keys())
+        score += _SHAPE_WEIGHT * bool(shape_cues & words)
         if prior is not None:
             score += prior[i]
         if orphans is not None and orphans[i]:
@@ -302,6 +302,17 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
 def _speak(sents: list[str], picked: tuple[int, ...], lang: str) -> str:
     sep = "" if lang == "ja" else " "
     return sep.join(sents[i] for i in picked)
+
+
+def _say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
+              limit: int) -> tuple[tuple[int, ...], str]:
+    """The run a reply says from its best sentence: with the sentence it leans on, and
+    without a leading connective whose sentence is not said. Positions and text."""
+    start = _with_antecedent(sents, heads, start, lex)
+    picked = _run_from(sents, heads, start, lex.lang, limit)
+    said = list(sents)
+    said[start] = _without_connective(sents[start], lex)
+    return picked, _speak(said, picked, lex.lang)
 
 
 def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
@@ -415,11 +426,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             start = _best_start(sents, heads, _sentence_query(r.query), set())
         else:
             start = 0
-        start = _with_antecedent(sents, heads, start, lex)
-        picked = _run_from(sents, heads, start, lang, params.max_sentences)
-        said = list(sents)
-        said[start] = _without_connective(sents[start], lex)
-        body = _speak(said, picked, lang)
+        picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
@@ -429,9 +436,5 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         prior = [params.chunk_prior if c == chunk else 0.0 for c in owner]
     start = _best_start(sents, heads, _sentence_query(r.query), _cue_terms(utterance, lex),
                         prior, _orphans(sents, heads, lex))
-    start = _with_antecedent(sents, heads, start, lex)
-    picked = _run_from(sents, heads, start, lang, params.max_sentences)
-    said = list(sents)
-    said[start] = _without_connective(sents[start], lex)
-    return Reply(lex.replies["answer"].format(body=_speak(said, picked, lang)),
-                 page_id, title, picked)
+    picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
+    return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
