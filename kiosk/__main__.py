@@ -47,6 +47,9 @@ def _config(args: argparse.Namespace) -> Config:
         cfg, _ = load_with_fallback(path)
 
     paths = cfg.paths
+    if not paths.site and cfg.site.sync_url and paths.synced_site_path().exists():
+        # the venue's site, kept by kiosk site sync, instead of the demo
+        paths = dataclasses.replace(paths, site=str(paths.synced_site_path()))
     if getattr(args, "models_dir", None):
         paths = dataclasses.replace(paths, models_dir=args.models_dir)
     if getattr(args, "site", None):
@@ -461,6 +464,51 @@ def cmd_console(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_site(args: argparse.Namespace) -> int:
+    """kiosk site sync [URL]: the venue's website into the site folder, indexed; the previous
+    site keeps serving when it fails. Exit status 1 on a failed sync."""
+    import time
+
+    from kiosk.metrics import sync_registry, write_textfile
+    from kiosk.models import default_state_dir
+    from kiosk.sync.folder import SiteVersions, read_state
+    from kiosk.sync.job import due, params_from, record, sync_site
+    from kiosk.wiring import index_preparer
+
+    cfg = _config(args)
+    url = args.url or cfg.site.sync_url
+    state_path = default_state_dir() / "sync-state.json"
+    state = read_state(state_path)
+    now = time.time()
+    if args.when_due and (not url or not due(cfg, state, now)):
+        log.debug("site sync: not due")
+        return 0
+    if not url:
+        raise KioskError("config", "no site to sync: site.sync_url is empty and no URL given",
+                         "kiosk site sync https://venue.example/sitemap.xml, or set "
+                         "site.sync_url")
+    link = cfg.paths.synced_site_path()
+    params = params_from(cfg, url)
+    versions = SiteVersions(link)
+    report = sync_site(params, versions, index_preparer(cfg, link))
+    record(state_path, report, state, now)
+    if cfg.metrics.textfile_dir and Path(cfg.metrics.textfile_dir).is_dir():
+        write_textfile(sync_registry(state_path), Path(cfg.metrics.textfile_dir),
+                       "kiosk_sync.prom")
+    restart_file = os.environ.get("KIOSK_RESTART_FILE")
+    if report.changed and restart_file:
+        from kiosk.fsutil import atomic_write_bytes
+
+        # the path unit restarts the voice service, which loads the new site and index
+        atomic_write_bytes(Path(restart_file), f"{time.time():.3f}\n".encode())
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=1, ensure_ascii=False))
+    else:
+        print(report.summary())
+        print(f"site: {link}")
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kiosk", description=__doc__)
     parser.add_argument("--config", help="configuration TOML file")
@@ -482,6 +530,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embedder", help="model name from models/manifest.toml")
     p.set_defaults(func=cmd_index)
 
+    p = sub.add_parser("site", help="keep the site folder in step with the venue's website")
+    site_sub = p.add_subparsers(dest="site_command", required=True)
+    q = site_sub.add_parser("sync", help="crawl the site (sitemap or links) into the site "
+                                         "folder and index it")
+    q.add_argument("url", nargs="?", help="sitemap.xml or start page (default: site.sync_url)")
+    q.add_argument("--when-due", action="store_true",
+                   help="only when site.sync_time has come (the timer's mode)")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=cmd_site)
     p = sub.add_parser("ask", help="text conversation with the brain")
     p.add_argument("--site")
     p.add_argument("--index")

@@ -12,6 +12,8 @@ import dataclasses
 import functools
 import hashlib
 import math
+import os
+import re
 import tomllib
 import types
 import typing
@@ -31,10 +33,13 @@ DEMO_SITE = DEMO_DIR / "site"
 
 
 def setting(default: Any, doc: str, *, choices: tuple[str, ...] = (), low: float | None = None,
-            high: float | None = None, live: bool = False) -> Any:
-    """A documented setting: allowed values, and whether it applies without a restart."""
+            high: float | None = None, live: bool = False, pattern: str = "",
+            example: str = "") -> Any:
+    """A documented setting: allowed values (choices, a range, or a pattern with an example),
+    and whether it applies without a restart."""
     return field(default=default, metadata={"doc": doc, "choices": choices, "low": low,
-                                            "high": high, "live": live})
+                                            "high": high, "live": live, "pattern": pattern,
+                                            "example": example})
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,10 @@ class PathsConfig:
     def site_path(self) -> Path:
         return Path(self.site) if self.site else DEMO_SITE
 
+    def synced_site_path(self) -> Path:
+        """Where `kiosk site sync` keeps the site: paths.site, else the state folder."""
+        return Path(self.site) if self.site else default_state_dir() / "site"
+
     def models_path(self) -> Path:
         return Path(self.models_dir) if self.models_dir else default_models_dir()
 
@@ -54,9 +63,36 @@ class PathsConfig:
         """One index file per site folder and embedding model."""
         if self.index:
             return Path(self.index)
-        site = (site or self.site_path()).resolve()
+        # absolute, links not followed: a synced site is a link swapped to each new version,
+        # and its index must keep one name across versions to be updated in place
+        site = Path(os.path.abspath(site or self.site_path()))
         tag = hashlib.sha256(str(site).encode()).hexdigest()[:10]
         return default_state_dir() / "index" / f"{site.name}-{tag}-{embedder}.npz"
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    sync_url: str = setting("", "the venue's website to copy in: its sitemap.xml or start page "
+                                "(kiosk site sync; nightly by kiosk-sync.timer); empty: no sync",
+                            live=True, pattern=r"(https?://\S+)?", example="https://venue.example/")
+    sync_time: str = setting("03:30", "local time of the nightly sync (HH:MM)", live=True,
+                             pattern=r"([01]\d|2[0-3]):[0-5]\d", example="03:30")
+    sync_delay_ms: int = setting(1000, "pause between two requests of a sync (robots.txt's "
+                                       "Crawl-delay when longer)", low=0, high=60_000, live=True)
+    sync_timeout_s: int = setting(15, "one request's time limit", low=1, high=300, live=True)
+    sync_retries: int = setting(3, "retries of a request after a server error or a timeout, "
+                                   "waiting 2, 4, 8 s", low=0, high=10, live=True)
+    sync_max_pages: int = setting(2000, "pages taken at most", low=1, high=100_000, live=True)
+    sync_max_page_kb: int = setting(2048, "a larger page is skipped", low=16, high=65_536,
+                                    live=True)
+
+
+@dataclass(frozen=True)
+class MetricsConfig:
+    textfile_dir: str = setting("/var/lib/prometheus/node-exporter",
+                                "folder of prometheus-node-exporter's textfile collector; "
+                                "empty: no metrics")
+    interval_s: int = setting(15, "how often the metrics file is rewritten", low=1, high=3600)
 
 
 @dataclass(frozen=True)
@@ -171,6 +207,8 @@ class Config:
     console: ConsoleConfig = field(default_factory=ConsoleConfig)
     avatar: AvatarConfig = field(default_factory=AvatarConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
+    site: SiteConfig = field(default_factory=SiteConfig)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
 
 
 # ------------------------------------------------------------------ schema
@@ -186,6 +224,8 @@ class Setting:
     low: float | None
     high: float | None
     live: bool
+    pattern: str = ""
+    example: str = ""
 
 
 def _type_of(hint: Any) -> type:
@@ -208,7 +248,8 @@ def schema(cls: type[Any] = Config, prefix: str = "") -> list[Setting]:
         meta = f.metadata
         out.append(Setting(key, hint.__name__, getattr(instance, f.name),
                            meta.get("doc", "tuning parameter"), meta.get("choices", ()),
-                           meta.get("low"), meta.get("high"), meta.get("live", False)))
+                           meta.get("low"), meta.get("high"), meta.get("live", False),
+                           meta.get("pattern", ""), meta.get("example", "")))
     return out
 
 
@@ -233,6 +274,8 @@ def format_schema() -> str:
         allowed = f" one of: {', '.join(s.choices)}." if s.choices else ""
         if s.low is not None or s.high is not None:
             allowed = f" {s.low} to {s.high}."
+        if s.example:
+            allowed = f" like {s.example!r}."
         when = "live" if s.live else "after restart"
         lines.append(f"{s.key} ({s.type_name}, default {s.default!r}, {when}): {s.doc}.{allowed}")
     return "\n".join(lines)
@@ -253,6 +296,9 @@ def _check(s: Setting, value: Any) -> Any:
                               f"use one of: {', '.join(s.choices)}")
         if any(ord(ch) < 32 for ch in value):
             raise ConfigError(f"{s.key} = {value!r} has control characters", "type plain text")
+        if s.pattern and not re.fullmatch(s.pattern, value):
+            raise ConfigError(f"{s.key} = {value!r} is not in the expected form",
+                              f"write it like {s.example!r}")
     elif typ == "bool" and isinstance(value, bool):
         pass
     else:

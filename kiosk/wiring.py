@@ -57,6 +57,32 @@ def load_brain(cfg: Config, *, rebuild: bool = True) -> Brain:
     return Brain(index, embedder, cfg.brain.params())
 
 
+def index_preparer(cfg: Config, link: Path) -> Any:
+    """For `kiosk site sync`: index a new site version aside (reusing the vectors of the
+    live index's unchanged chunks) and return the step that puts the index in place."""
+    import os
+
+    from kiosk.models import load_manifest
+    from kiosk.retrieval.embedder import load_embedder
+    from kiosk.retrieval.index import SiteIndex, build_index
+
+    def prepare(version: Path) -> Any:
+        embedder = load_embedder(load_manifest()[cfg.brain.embedder], cfg.paths.models_path())
+        index_path = cfg.paths.index_path(cfg.brain.embedder, link)
+        previous = None
+        if index_path.is_file():
+            try:
+                previous = SiteIndex.load(index_path)
+            except KioskError as exc:
+                log.warning("%s (rebuilding)", exc.describe())
+        index = build_index(version, embedder, previous, _progress)
+        staged = index_path.with_name(index_path.stem + ".staged.npz")
+        index.save(staged)
+        return lambda: os.replace(staged, index_path)
+
+    return prepare
+
+
 def screen_source(cfg: Config, page_ids: set[str]) -> Any:
     """The configured source of the page on screen, started (devtools and bridge in threads)."""
     import asyncio

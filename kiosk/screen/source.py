@@ -106,6 +106,8 @@ def map_url(url: str, base_url: str, page_ids: set[str]) -> str | None:
             candidates += [stem + ".html", stem + ".htm"]
         elif not ext:
             candidates += [rel + ".html", rel + ".md"] + [f"{rel}/{n}" for n in _INDEXES]
+        else:
+            candidates.append(rel + ".html")  # /menu.php, stored by kiosk site sync
     for candidate in candidates:
         if candidate in page_ids:
             return candidate
