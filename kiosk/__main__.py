@@ -29,7 +29,12 @@ log = logging.getLogger("kiosk")
 
 
 def _config(args: argparse.Namespace) -> Config:
-    """--config FILE, else the console's file when there is one, else the embedded defaults."""
+    return _config_and_origin(args)[0]
+
+
+def _config_and_origin(args: argparse.Namespace) -> tuple[Config, str]:
+    """--config FILE, else the console's file when there is one, else the embedded defaults;
+    and where it came from: file, previous (the file was unusable), defaults."""
     import dataclasses
 
     from kiosk.configstore import load_with_fallback
@@ -37,6 +42,7 @@ def _config(args: argparse.Namespace) -> Config:
 
     saved = default_config_path()
     path = Path(args.config) if args.config else saved if saved.is_file() else None
+    origin = "file"
     if path is None:
         cfg = Config()
     elif not path.exists():
@@ -44,7 +50,7 @@ def _config(args: argparse.Namespace) -> Config:
     else:
         # An unusable file is logged loudly and the last good one is used: a service that
         # exits on it would only be restarted into the same failure.
-        cfg, _ = load_with_fallback(path)
+        cfg, origin = load_with_fallback(path)
 
     paths = cfg.paths
     if not paths.site and cfg.site.sync_url and paths.synced_site_path().exists():
@@ -64,7 +70,7 @@ def _config(args: argparse.Namespace) -> Config:
         brain = dataclasses.replace(brain, rank=dataclasses.replace(brain.rank, lexical=0.0))
     elif ranker == "lexical":
         brain = dataclasses.replace(brain, rank=dataclasses.replace(brain.rank, dense=0.0))
-    return dataclasses.replace(cfg, paths=paths, brain=brain)
+    return dataclasses.replace(cfg, paths=paths, brain=brain), origin
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -186,14 +192,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     """The voice loop: on the configured sound devices, or on a recording (--mic-wav)."""
     if args.mic_wav:
         _writable_file(Path(args.speaker_wav), "--speaker-wav")
-    cfg = _config(args)
+    cfg, origin = _config_and_origin(args)
     brain = load_brain(cfg)
     vad = voice_activity(cfg)
     voices = {lang: synthesizer(cfg, lang) for lang in ("en", "ja")}
     asr = recognizer(cfg)
     echo = echo_canceller(cfg)
     if not args.mic_wav:
-        return _run_live(cfg, brain, vad, asr, voices, echo)
+        return _run_live(cfg, brain, vad, asr, voices, echo, config_fallback=origin != "file")
     from kiosk.app import run_recording
     from kiosk.audio.wav import read_wav, write_wav
 
@@ -218,7 +224,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any],
-              echo: Any) -> int:
+              echo: Any, *, config_fallback: bool = False) -> int:
     """The appliance: the turn loop on the configured devices, supervised for systemd."""
     import asyncio
     import signal
@@ -226,7 +232,8 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
     from kiosk.app import VoiceLoop
     from kiosk.audio.duplex import DuplexStream
     from kiosk.logs import TurnLog, logs_dir
-    from kiosk.models import default_state_dir
+    from kiosk.metrics import Facts, ServiceMetrics, loop_counts, write_metrics
+    from kiosk.models import default_state_dir, model_check_failures
     from kiosk.service import SystemdNotifier, WatchdogGate, supervise, watchdog_interval_s
 
     logging.getLogger().setLevel(cfg.logging.level)
@@ -249,9 +256,22 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
     # a missing device refuses the start with the device list and the setting to change;
     # systemd starts the service again with back-off
     stream = DuplexStream(cfg.audio.input_device, cfg.audio.output_device)
+    metrics: ServiceMetrics | None = None
+
+    def on_turn(turn: Any) -> None:
+        record = turn.as_dict()
+        turn_log.record(record)
+        if metrics is not None:
+            metrics.observe_turn(record)
+
     voice = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_state=on_state,
-                      on_turn=lambda turn: turn_log.record(turn.as_dict()), echo=echo,
+                      on_turn=on_turn, echo=echo,
                       segmenter=segmenter(cfg), turn_model=turn_model(cfg))
+    textfile_dir = Path(cfg.metrics.textfile_dir) if cfg.metrics.textfile_dir else None
+    if textfile_dir is not None:
+        metrics = ServiceMetrics(lambda: loop_counts(voice), Facts(
+            config_fallback=config_fallback, index_pages=len(brain.index.pages),
+            index_path=cfg.paths.index_path(cfg.brain.embedder)))
 
     async def serve() -> None:
         stop = asyncio.Event()
@@ -268,12 +288,19 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
         gate = WatchdogGate(stall_s=1.5 * interval_s if interval_s else 0.0)
         watcher = asyncio.create_task(supervise(lambda: voice.chunks_read + voice.reopens,
                                                 notifier, interval_s, gate, stop))
+        writer = None
+        if metrics is not None and textfile_dir is not None:
+            writer = asyncio.create_task(write_metrics(
+                metrics, textfile_dir, cfg.metrics.interval_s, stop,
+                check_models=lambda: model_check_failures(cfg.paths.models_path())))
         try:
             await voice.run(stop)
         finally:
             notifier.stopping()
             stop.set()
             await watcher
+            if writer is not None:
+                await writer
             if avatar is not None:
                 await avatar.close()
 

@@ -11,6 +11,8 @@ A textfile outlives the process that wrote it, so "is the kiosk up" is read from
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -49,7 +51,6 @@ class Facts:
     """What the service knows about itself at start and from the state folder."""
 
     config_fallback: bool = False  # running on a previous file or the defaults
-    model_check_failures: int = 0
     index_pages: int = 0
     index_path: Path | None = None
 
@@ -84,9 +85,6 @@ class _LiveCollector(Collector):
         yield GaugeMetricFamily("kiosk_config_fallback",
                                 "1 when the configuration file was unusable and a previous "
                                 "file or the defaults run", value=int(f.config_fallback))
-        yield GaugeMetricFamily("kiosk_model_check_failures",
-                                "Model files missing or failing their checksum at start",
-                                value=f.model_check_failures)
         yield GaugeMetricFamily("kiosk_site_pages", "Pages in the site index",
                                 value=f.index_pages)
         if f.index_path is not None and f.index_path.is_file():
@@ -98,6 +96,14 @@ class _LiveCollector(Collector):
                                 value=self.clock())
 
 
+def loop_counts(voice: Any) -> LoopCounts:
+    """The counters a VoiceLoop keeps, read at write time."""
+    return LoopCounts(turn_errors=voice.errors, bargeins=voice.hearing.bargeins,
+                      echo_utterances_dropped=voice.guard.weak_utterances,
+                      repeats_dropped=voice.guard.dropped_transcripts,
+                      device_reopens=voice.reopens)
+
+
 class ServiceMetrics:
     """The voice service's metrics; `observe_turn` per turn, `write` on a timer."""
 
@@ -106,6 +112,11 @@ class ServiceMetrics:
         self.registry = CollectorRegistry()
         self.turns = Counter("kiosk_turns", "Visitor turns by kind of reference and outcome",
                              ["kind", "outcome"], registry=self.registry)
+        from kiosk.dialogue.resolver import ACT, KINDS
+
+        for kind in KINDS:  # every series exists from the start: increase() sees a quiet day
+            for outcome in (("social",) if kind == ACT else ("answered", "refused")):
+                self.turns.labels(kind=kind, outcome=outcome)
         self.stage = {
             stage: Histogram(f"kiosk_{stage}_seconds", doc, buckets=BUCKETS_S,
                              registry=self.registry)
@@ -117,6 +128,9 @@ class ServiceMetrics:
         self.up = Gauge("kiosk_up", "1 while the service runs; 0 written at a clean stop",
                         registry=self.registry)
         self.up.set(1)
+        self.model_check_failures = Gauge(
+            "kiosk_model_check_failures", "Model files missing or failing their checksum "
+            "(checked once after the start)", registry=self.registry)
         self.registry.register(_LiveCollector(counts, facts, clock))
         ProcessCollector(namespace="kiosk", registry=self.registry)
 
@@ -167,6 +181,30 @@ class SyncCollector(Collector):
                 yield GaugeMetricFamily(name, doc, value=value)
         yield GaugeMetricFamily("kiosk_site_sync_ok", "1 when the last site sync succeeded",
                                 value=int(bool(state.get("ok"))))
+
+
+async def write_metrics(metrics: ServiceMetrics, folder: Path, interval_s: float,
+                        stop: asyncio.Event, check_models: Callable[[], int] | None = None
+                        ) -> None:
+    """Rewrite the file every interval until stop; a last one says the service is down.
+    The model check (hashing every model file) runs once, beside the loop, in a thread."""
+    loop = asyncio.get_running_loop()
+    if check_models is not None:
+        def checked(future: asyncio.Future[int]) -> None:
+            if not future.cancelled() and future.exception() is None:
+                metrics.model_check_failures.set(future.result())
+
+        loop.run_in_executor(None, check_models).add_done_callback(checked)
+    if not folder.is_dir():
+        log.warning("metrics: %s does not exist; no metrics are written (install "
+                    "prometheus-node-exporter, or set metrics.textfile_dir)", folder)
+        return
+    while not stop.is_set():
+        await loop.run_in_executor(None, metrics.write, folder)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), interval_s)
+    metrics.stopped()
+    await loop.run_in_executor(None, metrics.write, folder)
 
 
 def sync_registry(state_path: Path) -> CollectorRegistry:

@@ -242,6 +242,12 @@ def verify(entry: ModelEntry, models_dir: Path) -> bool:
                for name, digest in files.items())
 
 
+def model_check_failures(models_dir: Path) -> int:
+    """How many of the default models are missing or fail their checksum."""
+    manifest = load_manifest()
+    return sum(not verify(e, models_dir) for e in manifest.values() if e.install_by_default)
+
+
 def _wheel_in(folder: Path, entry: ModelEntry) -> Path | None:
     if entry.wheel:
         candidate = folder / entry.wheel

@@ -56,7 +56,7 @@ DOC="$ROOT$PREFIX/share/doc/kiosk-avatar"
 ETC="$ROOT/etc/kiosk-avatar"
 STATE="$ROOT/var/lib/kiosk-avatar"
 UNITS="$ROOT/etc/systemd/system"
-UNIT_NAMES="kiosk.service kiosk-console.service kiosk-restart.path kiosk-restart.service"
+UNIT_NAMES="kiosk.service kiosk-console.service kiosk-restart.path kiosk-restart.service kiosk-sync.service kiosk-sync.timer"
 with_systemd() { [ "$STAGED" = 0 ] && [ -d /run/systemd/system ]; }
 
 if [ "$UNINSTALL" = 1 ]; then
@@ -153,10 +153,20 @@ say "units installed in $UNITS"
 
 if [ "$STAGED" = 0 ]; then
   chown -R "$SERVICE_USER:$SERVICE_USER" "$ETC" "$STATE"
+  # metrics: the service writes kiosk.prom into the node exporter's textfile folder
+  TEXTFILE=/var/lib/prometheus/node-exporter
+  if [ -d "$TEXTFILE" ]; then
+    if command -v setfacl >/dev/null 2>&1; then
+      setfacl -m "u:$SERVICE_USER:rwx" "$TEXTFILE"
+      say "metrics: $SERVICE_USER may write into $TEXTFILE"
+    else
+      say "metrics: apt-get install acl, then run this again, so $SERVICE_USER may write into $TEXTFILE"
+    fi
+  fi
   if with_systemd; then
     systemctl daemon-reload
     if [ "$ENABLE" = 1 ]; then
-      systemctl enable kiosk.service kiosk-restart.path
+      systemctl enable kiosk.service kiosk-restart.path kiosk-sync.timer
       [ -n "$CONSOLE_PORT" ] && systemctl enable kiosk-console.service
       systemctl restart kiosk.service
       say "service started: journalctl -u kiosk -f; health: $KIOSK doctor"

@@ -6,13 +6,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages: PortAudio for the sound devices, libspeexdsp for echo cancellation; for the
-# tests, a real browser (screen source, avatar page) and JACK (a clocked sound device on a
-# machine without a sound card).
+# tests, a real browser (screen source, avatar page), JACK (a clocked sound device on a
+# machine without a sound card) and Prometheus' node exporter and promtool.
 missing=""
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 command -v jackd >/dev/null 2>&1 || missing="$missing jackd2"
 ldconfig -p | grep -q libportaudio.so.2 || missing="$missing libportaudio2"
 ldconfig -p | grep -q libspeexdsp.so.1 || missing="$missing libspeexdsp1"
+# the fleet's parts, tested for real: the node exporter serves the metrics files, promtool
+# (Debian's prometheus package) checks the alert rules
+command -v prometheus-node-exporter >/dev/null 2>&1 || missing="$missing prometheus-node-exporter"
+command -v promtool >/dev/null 2>&1 || missing="$missing prometheus"
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-UNITS = ("kiosk.service", "kiosk-console.service", "kiosk-restart.path", "kiosk-restart.service")
+UNITS = ("kiosk.service", "kiosk-console.service", "kiosk-restart.path", "kiosk-restart.service",
+         "kiosk-sync.service", "kiosk-sync.timer")
 
 
 def _render(folder: Path, kiosk: Path) -> None:
@@ -45,6 +46,7 @@ def test_units_verify_and_the_service_is_hardened(tmp_path: Path) -> None:
     assert verify.returncode == 0 and not verify.stderr.strip(), verify.stderr
     assert _exposure(tmp_path / "kiosk.service") <= 2.0
     assert _exposure(tmp_path / "kiosk-console.service") <= 2.0
+    assert _exposure(tmp_path / "kiosk-sync.service") <= 2.0
     service = (tmp_path / "kiosk.service").read_text()
     for line in ("Type=notify", "WatchdogSec=", "Restart=always", "User=kiosk",
                  "ProtectSystem=strict", "NoNewPrivileges=yes", "PrivateTmp=yes",

@@ -27,6 +27,7 @@ REPEAT = "repeat"
 DISTANT = "distant"
 ELLIPSIS = "ellipsis"
 INDEPENDENT = "independent"
+KINDS = (ACT, PAGE, SITE, IMMEDIATE, REPEAT, DISTANT, ELLIPSIS, INDEPENDENT)
 
 _ACT_PRIORITY = ("stop", "farewell", "thanks", "greeting", "ack")
 _PUNCT = re.compile(r"[^\w\s'’]")
