@@ -217,7 +217,8 @@ def test_the_dashboard_and_alerts_query_metrics_that_exist(tmp_path: Path) -> No
     # the dashboard's queries are valid PromQL: promtool checks them as recording rules
     rules = tmp_path / "dashboard-rules.yml"
     rules.write_text("groups:\n  - name: dashboard\n    rules:\n" + "".join(
-        f"      - record: dashboard:q{i}\n        expr: {json.dumps(e.replace('$instance', '.*'))}\n"
+        f"      - record: dashboard:q{i}\n"
+        f"        expr: {json.dumps(e.replace('$instance', '.*'))}\n"
         for i, e in enumerate(exprs)))
     done = subprocess.run([_promtool(), "check", "rules", str(rules)], capture_output=True,
                           text=True, timeout=60)
