@@ -27,6 +27,15 @@ def check_pin_format(pin: str) -> None:
         raise ConfigError("the PIN must be 4 to 32 digits", "choose a longer numeric PIN")
 
 
+def pin_record(pin: str) -> str:
+    """The stored form of a PIN (salted scrypt), as written to admin-pin.json; a fleet keeps
+    this, never the PIN, in its inventory."""
+    check_pin_format(pin)
+    salt = secrets.token_bytes(16)
+    return json.dumps({"kdf": "scrypt", "n": _N, "r": _R, "p": _P, "salt": salt.hex(),
+                       "hash": _derive(pin, salt).hex()})
+
+
 class PinFile:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -35,11 +44,7 @@ class PinFile:
         return self.path.is_file()
 
     def set(self, pin: str) -> None:
-        check_pin_format(pin)
-        salt = secrets.token_bytes(16)
-        record = {"kdf": "scrypt", "n": _N, "r": _R, "p": _P, "salt": salt.hex(),
-                  "hash": _derive(pin, salt).hex()}
-        atomic_write_bytes(self.path, json.dumps(record).encode())
+        atomic_write_bytes(self.path, pin_record(pin).encode())
         self.path.chmod(0o600)
 
     def verify(self, pin: str) -> bool:

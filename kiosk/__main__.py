@@ -425,6 +425,16 @@ def cmd_config(args: argparse.Namespace) -> int:
     if args.action == "schema":
         print(cfgmod.format_schema())
         return 0
+    if args.action == "pin-hash":
+        from firmware_bridge.pin import pin_record
+
+        print(pin_record(sys.stdin.readline().strip()))
+        return 0
+    if args.action == "check":
+        # strict: the file as written, no fallback (Ansible validates a config before placing it)
+        load_config(Path(args.key) if args.key else path)
+        print("ok")
+        return 0
     if args.action == "set-pin":
         from firmware_bridge.pin import PinFile
 
@@ -603,7 +613,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("config", help="show, change and save the configuration")
-    p.add_argument("action", choices=["show", "get", "set", "save", "schema", "set-pin"])
+    p.add_argument("action", choices=["show", "get", "set", "save", "schema", "set-pin",
+                                      "pin-hash", "check"],
+                   help="check FILE: validate a file strictly; pin-hash: PIN on stdin -> the "
+                        "stored form for an inventory")
     p.add_argument("key", nargs="?")
     p.add_argument("value", nargs="?")
     p.set_defaults(func=cmd_config)
