@@ -46,6 +46,8 @@ commands (read-only ones need no PIN):
   test tts TEXT        speak TEXT (PIN)
   test mic             microphone level (PIN)
   restart              restart the service to apply saved settings (PIN)
+  report [7d]          turns, answered share, pages asked about, what the site could not
+                       answer (PIN: it can hold visitors' words)
 """
 
 
@@ -61,6 +63,8 @@ class ConsoleHost(Protocol):
     def logs(self, count: int) -> list[str]: ...
 
     def restart(self) -> str: ...
+
+    def report(self, since: str) -> str: ...
 
 
 @dataclass
@@ -209,6 +213,7 @@ class ConsoleSession:
             "revert": (True, self._revert),
             "test": (True, self._test),
             "restart": (True, lambda a, n: self.host.restart() + "\n"),
+            "report": (True, self._report),
         }
 
     def _show(self, args: list[str], now: float) -> str:
@@ -263,6 +268,11 @@ class ConsoleSession:
             return "usage: logs [N]\n"
         lines = self.host.logs(max(1, min(count, 500)))
         return "".join(f"{line}\n" for line in lines) or "(no log lines)\n"
+
+    def _report(self, args: list[str], now: float) -> str:
+        if len(args) > 1:
+            return "usage: report [PERIOD like 7d, 24h, 2w]\n"
+        return self.host.report(args[0] if args else "7d")
 
     def _test(self, args: list[str], now: float) -> str:
         if args[:1] == ["tts"] and len(args) > 1:

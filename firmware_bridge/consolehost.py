@@ -8,6 +8,7 @@ import collections
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +29,14 @@ class RingLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(self.format(record))
+
+
+def report_encoder(cfg: Any) -> Any:
+    """The brain's sentence encoder, for grouping refused questions by meaning."""
+    from kiosk.retrieval.embedder import load_embedder
+
+    embedder = load_embedder(load_manifest()[cfg.brain.embedder], cfg.paths.models_path())
+    return embedder.embed_queries
 
 
 class StandaloneHost:
@@ -105,6 +114,21 @@ class StandaloneHost:
 
     def logs(self, count: int) -> list[str]:
         return list(self.ring.lines)[-count:]
+
+    def report(self, since: str) -> str:
+        """`kiosk report` over the service's logs folder."""
+        from kiosk.errors import KioskError
+        from kiosk.logs import logs_dir
+        from kiosk.models import default_state_dir
+        from kiosk.report import format_report, report_for
+
+        cfg = self.store.saved
+        try:
+            found = report_for(logs_dir(default_state_dir()), since,
+                               lambda: report_encoder(cfg))
+        except KioskError as exc:
+            return exc.describe() + "\n"
+        return format_report(found)
 
     def restart(self) -> str:
         """The standalone console restarts by reading the saved file again."""

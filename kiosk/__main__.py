@@ -368,6 +368,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "fleet":
+        from kiosk.bench import fleet as bench_fleet
+
+        report = bench_fleet.run(_config(args))
+        print(json.dumps(report) if args.json else bench_fleet.format_report(report))
+        return 0
     if args.what == "voice":
         from kiosk.bench import voice as bench_voice
 
@@ -546,6 +552,22 @@ def cmd_site(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Turns per day, answered share, pages asked about, and (with stored transcripts) the
+    questions the site could not answer, grouped by meaning."""
+    from firmware_bridge.consolehost import report_encoder
+    from kiosk.logs import logs_dir
+    from kiosk.models import default_state_dir
+    from kiosk.report import format_report, report_for
+
+    cfg = _config(args)
+    folder = Path(args.logs) if args.logs else logs_dir(default_state_dir())
+    found = report_for(folder, args.since, lambda: report_encoder(cfg))
+    print(json.dumps(found, indent=1, ensure_ascii=False) if args.json else format_report(found),
+          end="\n" if args.json else "")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kiosk", description=__doc__)
     parser.add_argument("--config", help="configuration TOML file")
@@ -576,6 +598,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only when site.sync_time has come (the timer's mode)")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=cmd_site)
+    p = sub.add_parser("report", help="what visitors asked and what the site could not answer")
+    p.add_argument("--since", default="7d", help="period: 7d, 24h, 2w (default 7d)")
+    p.add_argument("--logs", help="logs folder (default: the service's)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_report)
     p = sub.add_parser("ask", help="text conversation with the brain")
     p.add_argument("--site")
     p.add_argument("--index")
@@ -633,7 +660,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_console)
 
     p = sub.add_parser("bench", help="benchmarks that print figures")
-    p.add_argument("what", choices=["brain", "echo", "screen", "socket", "soak", "voice"])
+    p.add_argument("what", choices=["brain", "echo", "fleet", "screen", "socket", "soak",
+                                     "voice"])
     p.add_argument("--minutes", type=float,
                    help="soak: minutes of simulated conversation (default 60); echo: minutes "
                         "of avatar speech for the self-trigger count (default 10)")

@@ -52,6 +52,12 @@ def logs_dir(state_dir: Path, environ: dict[str, str] | None = None) -> Path:
     return Path(given) if given else state_dir / "logs"
 
 
+# What `kiosk report` counts, kept for every turn: no words, only what kind of turn it was and
+# which page answered it (a page of the venue's own site, not something a visitor said).
+STAT_FIELDS = ("lang", "act", "kind", "page")
+STATS_RETENTION_DAYS = 400
+
+
 class TurnLog:
     def __init__(self, folder: Path, *, store_transcripts: bool, retention_days: int,
                  clock: Callable[[], float] = time.time) -> None:
@@ -66,30 +72,37 @@ class TurnLog:
         public = {k: v for k, v in turn.items() if k not in WORD_FIELDS}
         public.update({f"{k}_chars": len(str(turn.get(k) or "")) for k in WORD_FIELDS})
         log.info("turn %d: %s", self.turns, json.dumps(public, ensure_ascii=False))
-        if self.store_transcripts:
-            self._store(turn)
+        try:
+            self._append("stats", {k: turn.get(k) for k in STAT_FIELDS})
+            if self.store_transcripts:
+                self._append("turns", turn)
+        except OSError as exc:
+            log.warning("logs: cannot write the turn to %s (%s); check the logs folder's "
+                        "space and permissions", self.folder, exc)
+            return
+        self.prune()
 
-    def _store(self, turn: dict[str, Any]) -> None:
+    def _append(self, kind: str, record: dict[str, Any]) -> None:
         now = self._clock()
         self.folder.mkdir(parents=True, exist_ok=True)
         day = time.strftime("%Y-%m-%d", time.gmtime(now))
-        line = json.dumps({"time": round(now, 3), **turn}, ensure_ascii=False)
-        with (self.folder / f"turns-{day}.jsonl").open("a", encoding="utf-8") as out:
+        line = json.dumps({"time": round(now, 3), **record}, ensure_ascii=False)
+        with (self.folder / f"{kind}-{day}.jsonl").open("a", encoding="utf-8") as out:
             out.write(line + "\n")
-        self.prune()
 
     def prune(self) -> list[Path]:
-        """Delete transcript files older than the retention period; returns them."""
+        """Delete transcript files older than the retention period (and word-free counts
+        older than STATS_RETENTION_DAYS); returns them."""
         if not self.folder.is_dir():
             return []
-        cutoff = time.strftime("%Y-%m-%d",
-                               time.gmtime(self._clock() - self.retention_days * 86_400))
         removed = []
-        for path in sorted(self.folder.glob("turns-*.jsonl")):
-            if path.stem.removeprefix("turns-") < cutoff:
-                path.unlink(missing_ok=True)
-                removed.append(path)
+        for kind, days in (("turns", self.retention_days), ("stats", STATS_RETENTION_DAYS)):
+            cutoff = time.strftime("%Y-%m-%d", time.gmtime(self._clock() - days * 86_400))
+            for path in sorted(self.folder.glob(f"{kind}-*.jsonl")):
+                if path.stem.removeprefix(f"{kind}-") < cutoff:
+                    path.unlink(missing_ok=True)
+                    removed.append(path)
         if removed:
-            log.info("logs: deleted %d transcript file(s) past %d days", len(removed),
-                     self.retention_days)
+            log.info("logs: deleted %d file(s) past retention (transcripts: %d days)",
+                     len(removed), self.retention_days)
         return removed

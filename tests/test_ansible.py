@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.sitehttp import VenueServer, VenueSite
+from kiosk.bench.venue import VenueServer, VenueSite
 
 REPO = Path(__file__).resolve().parent.parent
 PLAYBOOK = REPO / "scripts" / "ansible" / "site.yml"

@@ -110,3 +110,6 @@ class _Host:
 
     def restart(self) -> str:
         return "restarting"
+
+    def report(self, since: str) -> str:
+        return "report"

@@ -39,6 +39,9 @@ class FakeHost:
         self.restarts += 1
         return "restarting"
 
+    def report(self, since: str) -> str:
+        return "report: 3 turns"
+
 
 @pytest.fixture(scope="module")
 def pin_file(tmp_path_factory: pytest.TempPathFactory) -> PinFile:

@@ -21,23 +21,30 @@ def test_the_journal_line_has_no_words(tmp_path: Path, caplog: pytest.LogCapture
     text = caplog.text
     assert "park" not in text.replace("parking.md", "") and "car" not in text
     assert '"utterance_chars": 16' in text and '"page": "en/parking.md"' in text
-    assert not list(tmp_path.iterdir())  # nothing stored
+    # only the word-free counts `kiosk report` reads are stored
+    [stats] = tmp_path.iterdir()
+    assert stats.name.startswith("stats-")
+    stored = json.loads(stats.read_text())
+    assert set(stored) == {"time", "lang", "act", "kind", "page"}
+    assert stored["page"] == "en/parking.md" and "park" not in json.dumps(
+        {k: v for k, v in stored.items() if k != "page"})
 
 
 def test_stored_transcripts_expire(tmp_path: Path) -> None:
     now = [1_700_000_000.0]
     turns = TurnLog(tmp_path, store_transcripts=True, retention_days=2, clock=lambda: now[0])
     turns.record(TURN)
-    first = sorted(tmp_path.iterdir())
+    first = sorted(tmp_path.glob("turns-*"))
     assert len(first) == 1
     assert json.loads(first[0].read_text())["utterance"] == "where can I park"
     now[0] += 86_400
     turns.record(TURN)
-    assert len(list(tmp_path.iterdir())) == 2
+    assert len(list(tmp_path.glob("turns-*"))) == 2
     now[0] += 2 * 86_400  # the first day is now three days old
     turns.record(TURN)
-    left = sorted(p.name for p in tmp_path.iterdir())
+    left = sorted(p.name for p in tmp_path.glob("turns-*"))
     assert first[0].name not in left and len(left) == 2
+    assert len(list(tmp_path.glob("stats-*"))) == 3  # counts are kept longer
 
 
 def test_journal_priorities() -> None:

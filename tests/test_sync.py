@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kiosk.bench.venue import VenueServer, VenueSite, folder_pages
 from kiosk.config import Config, with_value
 from kiosk.retrieval.index import SiteIndex
 from kiosk.screen.source import map_url
@@ -18,7 +19,6 @@ from kiosk.sync.folder import SiteVersions
 from kiosk.sync.job import base_for, sync_site
 from kiosk.sync.urls import links, page_file_for, parse_sitemap, sync_due
 from kiosk.wiring import index_preparer
-from tests.sitehttp import VenueServer, VenueSite, folder_pages
 
 # ------------------------------------------------------------------ pure parts
 
@@ -175,6 +175,12 @@ def test_a_failed_sync_leaves_the_previous_site_and_index_serving(
         assert sync_site(_params(server), versions, index_preparer(cfg, link)).ok
         before_link, before_index = link.resolve(), (tmp_path / "index.npz").read_bytes()
         before_pages = folder_pages(link)
+        site.requests.clear()
+        same = sync_site(_params(server), versions, index_preparer(cfg, link))
+        assert same.ok and not same.swapped and same.unchanged == len(site.pages)
+        assert {r.status for r in site.requests if r.path in site.pages} == {304}
+        assert link.resolve() == before_link  # nothing changed: no new version, no new index
+        assert (tmp_path / "index.npz").read_bytes() == before_index
         site.pages["/en/added"] = b"<html><title>New</title><p>New page.</p></html>"
         site.broken.add("/en/access")  # 500, every retry
         report = sync_site(_params(server), versions, index_preparer(cfg, link))

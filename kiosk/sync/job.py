@@ -57,6 +57,8 @@ class SyncReport:
                 f"{len(self.failed)} failed), {self.requests} requests, {self.duration_s:.1f} s")
         if self.swapped:
             return f"sync done: {head}"
+        if self.ok:
+            return f"sync done, nothing changed: {head}"
         return f"sync failed, previous site kept: {head}; {self.error}"
 
 
@@ -111,6 +113,12 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
             raise KioskError("sync", f"no pages found from {params.start_url}",
                              "check site.sync_url (a sitemap.xml or the site's start page) and "
                              "screen.base_url; the previous site stays")
+        if (versions.current() is not None and report.fetched == 0 and not report.removed
+                and report.redirects == versions.redirects()):
+            # nothing changed: the live version stays, the index is not touched
+            versions.abandon(version)
+            report.ok = True
+            return report
         versions.write_manifest(version, {"url": params.start_url, "base_url": params.base_url,
                                           "time": time.time(), "pages": pages,
                                           "redirects": report.redirects})

@@ -1,7 +1,7 @@
-"""A venue's website for the site sync tests: the demo site's English pages served as HTML at
-extensionless URLs by a real HTTP server on 127.0.0.1, with robots.txt, a sitemap index, ETags,
-a redirect, a 404, a 500 that recovers, a slow page, a stalled page, a binary and a
-robots-disallowed page. Every request is recorded (path, status, conditional or not)."""
+"""A venue's website for the site sync tests and benchmark: the demo site's pages served as HTML
+at extensionless URLs by a real HTTP server on 127.0.0.1, with robots.txt, a sitemap index and
+ETags; tests add a redirect, a 404, a 500 that recovers, a slow page, a stalled page, a binary
+and a robots-disallowed page. Every request is recorded (path, status, conditional or not)."""
 
 from __future__ import annotations
 
@@ -38,14 +38,22 @@ class VenueSite:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def demo(cls, count: int | None = None) -> VenueSite:
-        others = sorted(f for f in (DEMO_SITE / "en").glob("*.md") if f.stem != "index")
-        files = [DEMO_SITE / "en" / "index.md", *others[:None if count is None else count - 1]]
-        paths = [f"/en/{f.stem}" if f.stem != "index" else "/en/" for f in files]
+    def demo(cls, count: int | None = None, langs: tuple[str, ...] = ("en",)) -> VenueSite:
+        """The demo site's pages of `langs` (the index page first, then `count` - 1 others)."""
+        files: list[Path] = []
+        for lang in langs:
+            folder = DEMO_SITE / lang
+            index = [f for f in folder.iterdir() if f.stem == "index"]
+            others = sorted(f for f in folder.iterdir()
+                            if f.stem != "index" and f.suffix in (".md", ".html"))
+            files += [*index, *others][:count]
+        paths = [f"/{f.parent.name}/{f.stem}" if f.stem != "index" else f"/{f.parent.name}/"
+                 for f in files]
         site = cls()
         for f, path in zip(files, paths, strict=True):
-            site.pages[path] = render_markdown(f.read_text(encoding="utf-8"),
-                                               [p.lstrip("/") for p in paths])
+            site.pages[path] = (render_markdown(f.read_text(encoding="utf-8"),
+                                                [p.lstrip("/") for p in paths])
+                                if f.suffix == ".md" else f.read_bytes())
         return site
 
     def etag(self, body: bytes) -> str:
