@@ -12,3 +12,4 @@ timeout 1800 .venv/bin/python -m pytest -q "$@"  # a hung device must not hang C
 .venv/bin/kiosk bench voice --lang ja --utterances 4 --timed 1 --noise-db 10 --json
 .venv/bin/kiosk bench soak --minutes 10 --json
 .venv/bin/kiosk bench echo --minutes 2 --scenes 6 --paths 2 --json
+.venv/bin/kiosk bench fleet --json
