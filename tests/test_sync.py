@@ -216,6 +216,22 @@ def test_without_a_sitemap_the_sync_follows_links_from_the_start_page(
     assert server.requests_to("/en/gone")[0].status == 404
 
 
+def test_a_server_without_validators_changes_nothing_when_its_pages_did_not(
+        tmp_path: Path, sync_cfg: Config) -> None:
+    site = VenueSite.demo(count=3)
+    site.etags = False
+    link = tmp_path / "site"
+    cfg = dataclasses.replace(sync_cfg, paths=dataclasses.replace(
+        sync_cfg.paths, index=str(tmp_path / "index.npz")))
+    with VenueServer(site) as server:
+        first = sync_site(_params(server), SiteVersions(link), index_preparer(cfg, link))
+        live = link.resolve()
+        again = sync_site(_params(server), SiteVersions(link), index_preparer(cfg, link))
+    assert first.swapped and first.fetched == 3
+    assert again.ok and not again.changed and again.unchanged == 3 and link.resolve() == live
+    assert not any(r.conditional for r in site.requests)
+
+
 def test_a_polite_pace_and_a_cap_on_pages(tmp_path: Path, sync_cfg: Config) -> None:
     site = VenueSite.demo(count=6)
     waits: list[float] = []

@@ -26,6 +26,7 @@ class Request:
 @dataclass
 class VenueSite:
     sitemap: bool = True
+    etags: bool = True  # False: a server without validators (every page a 200)
     pages: dict[str, bytes] = field(default_factory=dict)  # URL path -> HTML
     redirects: dict[str, str] = field(default_factory=dict)
     failing: dict[str, int] = field(default_factory=dict)  # path -> 500s still to give
@@ -147,7 +148,9 @@ class VenueServer:
         elif path in site.pages:
             body = site.pages[path]
             etag = site.etag(body)
-            if req.headers.get("If-None-Match") == etag:
+            if not site.etags:
+                send(200, body)
+            elif req.headers.get("If-None-Match") == etag:
                 send(304, headers={"ETag": etag})
             else:
                 send(200, body, headers={"ETag": etag})

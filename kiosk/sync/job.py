@@ -8,6 +8,7 @@ and index keep serving, and the next timer tick tries again.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -80,6 +81,11 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
                 for got in crawler.crawl():
                     if got.redirects:
                         report.redirects[got.url] = got.final_url
+                    known = previous.get(got.url)
+                    if (got.outcome == "new" and known is not None and known.file == got.file
+                            and versions.stored_text(known) == got.text):
+                        # a server without validators sends the same page again: unchanged
+                        got = dataclasses.replace(got, outcome="unchanged")
                     if got.outcome == "new":
                         versions.write_page(version, got.file, got.text)
                         report.fetched += 1
