@@ -216,6 +216,32 @@ def check_console(cfg: Config, config_path: Path) -> Check:
     return Check("console", OK, f"{cfg.console.port}, PIN set")
 
 
+def check_sync(cfg: Config, state_dir: Path, now_s: float | None = None) -> Check:
+    """The venue's website sync (kiosk site sync): when it last succeeded, and why not."""
+    import time
+
+    from kiosk.sync.folder import read_state
+
+    if not cfg.site.sync_url:
+        return Check("sync", OK, "site.sync_url is empty: the site folder is kept by hand")
+    state = read_state(state_dir / "sync-state.json")
+    now = time.time() if now_s is None else now_s
+    if not state:
+        return Check("sync", WARN, f"{cfg.site.sync_url} has never been synced",
+                     f"it runs at {cfg.site.sync_time}; now: kiosk site sync")
+    last = state.get("last_success")
+    age = f"{(now - last) / 3600:.0f} h ago" if isinstance(last, int | float) else "never"
+    if not state.get("ok"):
+        return Check("sync", WARN, f"the last sync failed ({state.get('error') or 'unknown'}); "
+                     f"last success {age}; the previous site keeps serving",
+                     "fix what the error names, then: kiosk site sync")
+    if isinstance(last, int | float) and now - last > 2 * 86_400:
+        return Check("sync", WARN, f"last sync {age}", "is kiosk-sync.timer enabled? "
+                     "systemctl enable --now kiosk-sync.timer")
+    return Check("sync", OK, f"last sync {age}: {state.get('pages')} pages, "
+                 f"{state.get('requests')} requests")
+
+
 def check_resources(state_dir: Path) -> Check:
     where = state_dir if state_dir.exists() else Path("/")
     free_mb = shutil.disk_usage(where).free // 2**20
@@ -253,6 +279,7 @@ def run_checks(cfg: Config, config_path: Path, state_dir: Path, *,
         _guard("bridge", lambda: check_port("bridge", cfg.bridge.port, "bridge.port",
                                             required=cfg.screen.source == "bridge")),
         _guard("console", lambda: check_console(cfg, config_path)),
+        _guard("sync", lambda: check_sync(cfg, state_dir)),
         _guard("resources", lambda: check_resources(state_dir)),
     ]
 

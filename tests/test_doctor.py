@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kiosk.config import Config
-from kiosk.doctor import FAIL, OK, Check, check_port, format_checks, healthy
+from kiosk.doctor import FAIL, OK, WARN, Check, check_port, format_checks, healthy
 
 
 def _doctor(config: Path, state: Path, *args: str) -> tuple[int, dict[str, dict[str, Any]]]:
@@ -84,3 +84,24 @@ def test_a_missing_bridge_port_is_reported_once_when_the_screen_needs_it() -> No
     screen = check_screen(cfg)  # the bridge check names the port (run_checks: required)
     assert screen.status == OK and "bridge" in screen.detail
     assert "/dev/ttyNOPE9" not in screen.detail + screen.fix
+
+
+def test_the_site_sync_is_reported_with_its_last_error(tmp_path: Path) -> None:
+    from kiosk.config import with_value
+    from kiosk.doctor import check_sync
+    from kiosk.sync.folder import write_state
+
+    assert check_sync(Config(), tmp_path).status == OK  # no sync configured
+    cfg = with_value(Config(), "site.sync_url", "https://venue.example/sitemap.xml")
+    never = check_sync(cfg, tmp_path)
+    assert never.status == WARN and "never been synced" in never.detail
+    now = 2_000_000_000.0
+    write_state(tmp_path / "sync-state.json", {"ok": False, "last_success": now - 7200,
+                                               "error": "sync: robots.txt could not be read"})
+    failed = check_sync(cfg, tmp_path, now)
+    assert failed.status == WARN and "robots.txt" in failed.detail and "2 h ago" in failed.detail
+    write_state(tmp_path / "sync-state.json", {"ok": True, "last_success": now - 3 * 86_400})
+    assert "kiosk-sync.timer" in check_sync(cfg, tmp_path, now).fix
+    write_state(tmp_path / "sync-state.json", {"ok": True, "last_success": now - 3600,
+                                               "pages": 44, "requests": 47})
+    assert check_sync(cfg, tmp_path, now).status == OK

@@ -22,8 +22,11 @@ def test_kiosk_run_speaks_sd_notify(tmp_path: Path, models_dir: Path,
     server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     server.bind(str(sock_path))
     config = tmp_path / "kiosk.toml"
+    textfile = tmp_path / "textfile"
+    textfile.mkdir()
     config.write_text('[audio]\ninput_device = "system"\noutput_device = "system"\n'
-                      '[echo]\nmode = "hardware"\n')
+                      '[echo]\nmode = "hardware"\n'
+                      f'[metrics]\ntextfile_dir = "{textfile}"\ninterval_s = 1\n')
     env = {**os.environ, "NOTIFY_SOCKET": str(sock_path), "WATCHDOG_USEC": "1500000",
            "KIOSK_STATE_DIR": str(tmp_path / "state"), "KIOSK_MODELS_DIR": str(models_dir)}
     proc = subprocess.Popen([sys.executable, "-m", "kiosk", "--config", str(config), "run"],
@@ -55,3 +58,11 @@ def test_kiosk_run_speaks_sd_notify(tmp_path: Path, models_dir: Path,
     gaps = [b - a for a, b in itertools.pairwise(pings)]
     assert max(gaps) < 1.5, gaps
     assert proc.returncode == 0, err[-2000:]
+    # the service wrote its metrics while it ran, and `kiosk_up 0` when it stopped cleanly
+    from prometheus_client.parser import text_string_to_metric_families
+
+    metrics = {s.name: s.value for f in text_string_to_metric_families(
+        (textfile / "kiosk.prom").read_text()) for s in f.samples if not s.labels}
+    assert metrics["kiosk_up"] == 0 and metrics["kiosk_config_fallback"] == 0
+    assert metrics["kiosk_site_pages"] == 44  # the demo site
+    assert metrics["kiosk_process_resident_memory_bytes"] > 100e6

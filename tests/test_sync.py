@@ -232,6 +232,27 @@ def test_a_server_without_validators_changes_nothing_when_its_pages_did_not(
     assert not any(r.conditional for r in site.requests)
 
 
+def test_last_modified_validators_and_the_page_size_cap(tmp_path: Path,
+                                                        sync_cfg: Config) -> None:
+    site = VenueSite.demo(count=3)
+    site.last_modified = True
+    big = "/en/huge"
+    site.pages[big] = b"<html><body>" + b"<p>x</p>" * 4000 + b"</body></html>"  # 32 KB
+    link = tmp_path / "site"
+    cfg = dataclasses.replace(sync_cfg, paths=dataclasses.replace(
+        sync_cfg.paths, index=str(tmp_path / "index.npz")))
+    with VenueServer(site) as server:
+        params = _params(server, max_page_bytes=16 * 1024)
+        first = sync_site(params, SiteVersions(link), index_preparer(cfg, link))
+        assert first.ok and first.pages == 3
+        assert "larger than 16384 bytes" in first.skipped[server.url + big]
+        site.requests.clear()
+        again = sync_site(params, SiteVersions(link), index_preparer(cfg, link))
+    assert again.ok and again.unchanged == 3 and not again.changed
+    small = [r for r in site.requests if r.path in site.pages and r.path != big]
+    assert {(r.status, r.conditional) for r in small} == {(304, True)}
+
+
 def test_a_polite_pace_and_a_cap_on_pages(tmp_path: Path, sync_cfg: Config) -> None:
     site = VenueSite.demo(count=6)
     waits: list[float] = []

@@ -27,6 +27,7 @@ class Request:
 class VenueSite:
     sitemap: bool = True
     etags: bool = True  # False: a server without validators (every page a 200)
+    last_modified: bool = False  # Last-Modified / If-Modified-Since instead of ETags
     pages: dict[str, bytes] = field(default_factory=dict)  # URL path -> HTML
     redirects: dict[str, str] = field(default_factory=dict)
     failing: dict[str, int] = field(default_factory=dict)  # path -> 500s still to give
@@ -105,7 +106,8 @@ class VenueServer:
     def handle(self, req: BaseHTTPRequestHandler) -> None:
         site = self.site
         path = req.path.split("?", 1)[0]
-        conditional = bool(req.headers.get("If-None-Match"))
+        conditional = bool(req.headers.get("If-None-Match")
+                           or req.headers.get("If-Modified-Since"))
 
         def send(status: int, body: bytes = b"", ctype: str = "text/html; charset=utf-8",
                  headers: dict[str, str] | None = None) -> None:
@@ -148,7 +150,13 @@ class VenueServer:
         elif path in site.pages:
             body = site.pages[path]
             etag = site.etag(body)
-            if not site.etags:
+            stamp = "Mon, 30 Nov 2026 10:00:00 GMT"
+            if site.last_modified:
+                if req.headers.get("If-Modified-Since") == stamp:
+                    send(304, headers={"Last-Modified": stamp})
+                else:
+                    send(200, body, headers={"Last-Modified": stamp})
+            elif not site.etags:
                 send(200, body)
             elif req.headers.get("If-None-Match") == etag:
                 send(304, headers={"ETag": etag})
