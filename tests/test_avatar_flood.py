@@ -21,5 +21,8 @@ def test_a_flood_on_the_avatar_socket_leaves_the_voice_loop_alone() -> None:
     assert quiet["tracebacks"] == loaded["tracebacks"] == 0
     # one line per kind of refusal per 30 s: the flood adds a few lines, not one per client
     assert loaded["log_bytes"] <= quiet["log_bytes"] + 1000
-    assert report["rss_growth_mb"] <= 30.0  # what stays resident: the median, second half
+    # what stays resident (the median over the second half) must not hold the 100 MB offered;
+    # the engines alone move it by -24 to +33 MB between two runs with no flood kept (measured
+    # over five runs), so a 30 MB bound failed now and then on noise
+    assert report["rss_growth_mb"] <= 60.0
     assert loaded["cpu_s"] <= quiet["cpu_s"] * 1.3 + 1.0, report
