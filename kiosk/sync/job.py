@@ -140,7 +140,7 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
         raise
     finally:
         report.duration_s = time.monotonic() - started
-    log.info("%s", report.summary())
+        log.info("%s", report.summary())
     return report
 
 
