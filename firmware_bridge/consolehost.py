@@ -64,10 +64,19 @@ class StandaloneHost:
             f"unsaved changes: {len(self.store.diff())}",
             f"saved but waiting for restart: {', '.join(restart) or 'none'}",
             f"models ({models_dir}): {models}",
+            f"site sync: {self._sync_health(cfg)}",
             "voice loop: not running in this process (standalone console); "
             "last turns and stage latencies come from the service",
         ]
         return "\n".join(lines)
+
+    @staticmethod
+    def _sync_health(cfg: Any) -> str:
+        from kiosk.doctor import check_sync
+        from kiosk.models import default_state_dir
+
+        check = check_sync(cfg, default_state_dir())
+        return check.detail + (f" (fix: {check.fix})" if check.fix else "")
 
     @staticmethod
     def _device_health(kind: str, name: str) -> str:

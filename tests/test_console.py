@@ -198,6 +198,29 @@ def test_service_restart_goes_through_the_request_file(tmp_path: Path) -> None:
     assert host.restarts == 2
 
 
+def test_report_needs_the_pin_and_reads_the_services_turn_counts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pin_file: PinFile) -> None:
+    from firmware_bridge.consolehost import RingLog, StandaloneHost
+    from kiosk.configstore import ConfigStore
+    from kiosk.logs import TurnLog
+
+    locked = ConsoleSession(ConfigStore(tmp_path / "kiosk.toml"), pin_file, FakeHost(), now=0.0)
+    refused = _say(locked, "report", 0)  # it can show visitors' words: the PIN first
+    assert "report: 3 turns" not in refused and "login" in refused
+    logs = tmp_path / "logs"
+    monkeypatch.setenv("LOGS_DIRECTORY", str(logs))
+    monkeypatch.setenv("KIOSK_STATE_DIR", str(tmp_path / "state"))
+    turns = TurnLog(logs, store_transcripts=False, retention_days=7)
+    for page in ("en/cafe.md", "en/cafe.md", None):
+        turns.record({"utterance": "zebra crossing", "kind": "independent", "act": None,
+                      "page": page})
+    host = StandaloneHost(ConfigStore(tmp_path / "kiosk.toml"), RingLog())
+    text = host.report("7d")
+    assert "      2  en/cafe.md" in text and "counts only" in text and "zebra" not in text
+    assert "write it like 7d" in host.report("soon")
+    assert "site sync: site.sync_url is empty" in host.status()
+
+
 def test_the_lock_out_outlives_the_session_and_the_process(tmp_path: Path) -> None:
     """Closing and reopening the port (a new session) or restarting the console (a new
     PinFile on the same folder) starts no fresh count: the failures and the lock-out end are
