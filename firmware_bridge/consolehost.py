@@ -31,14 +31,6 @@ class RingLog(logging.Handler):
         self.lines.append(self.format(record))
 
 
-def report_encoder(cfg: Any) -> Any:
-    """The brain's sentence encoder, for grouping refused questions by meaning."""
-    from kiosk.retrieval.embedder import load_embedder
-
-    embedder = load_embedder(load_manifest()[cfg.brain.embedder], cfg.paths.models_path())
-    return embedder.embed_queries
-
-
 class StandaloneHost:
     def __init__(self, store: ConfigStore, ring: RingLog,
                  restart_request: Path | None = None) -> None:
@@ -130,11 +122,12 @@ class StandaloneHost:
         from kiosk.logs import logs_dir
         from kiosk.models import default_state_dir
         from kiosk.report import format_report, report_for
+        from kiosk.wiring import query_encoder
 
         cfg = self.store.saved
         try:
             found = report_for(logs_dir(default_state_dir()), since,
-                               lambda: report_encoder(cfg))
+                               lambda: query_encoder(cfg))
         except KioskError as exc:
             return exc.describe() + "\n"
         return format_report(found)

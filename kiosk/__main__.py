@@ -555,14 +555,14 @@ def cmd_site(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """Turns per day, answered share, pages asked about, and (with stored transcripts) the
     questions the site could not answer, grouped by meaning."""
-    from firmware_bridge.consolehost import report_encoder
     from kiosk.logs import logs_dir
     from kiosk.models import default_state_dir
     from kiosk.report import format_report, report_for
+    from kiosk.wiring import query_encoder
 
     cfg = _config(args)
     folder = Path(args.logs) if args.logs else logs_dir(default_state_dir())
-    found = report_for(folder, args.since, lambda: report_encoder(cfg))
+    found = report_for(folder, args.since, lambda: query_encoder(cfg))
     print(json.dumps(found, indent=1, ensure_ascii=False) if args.json else format_report(found),
           end="\n" if args.json else "")
     return 0

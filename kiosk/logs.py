@@ -66,6 +66,7 @@ class TurnLog:
         self.retention_days = retention_days
         self._clock = clock
         self.turns = 0
+        self._pruned_day = ""  # files expire by the day: one look a day is enough
 
     def record(self, turn: dict[str, Any]) -> None:
         self.turns += 1
@@ -80,7 +81,10 @@ class TurnLog:
             log.warning("logs: cannot write the turn to %s (%s); check the logs folder's "
                         "space and permissions", self.folder, exc)
             return
-        self.prune()
+        today = time.strftime("%Y-%m-%d", time.gmtime(self._clock()))
+        if today != self._pruned_day:
+            self._pruned_day = today
+            self.prune()
 
     def _append(self, kind: str, record: dict[str, Any]) -> None:
         now = self._clock()

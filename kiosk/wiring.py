@@ -24,26 +24,40 @@ def _progress(iterable: Iterable[Any], total: int) -> Iterable[Any]:
     return bar
 
 
-def load_brain(cfg: Config, *, rebuild: bool = True) -> Brain:
-    """The brain for the configured site and embedder; the index is brought up to date
-    (changed pages only) and saved when it changed."""
+def _embedder(cfg: Config) -> Any:
+    """The configured sentence encoder, named in the manifest."""
     from kiosk.models import load_manifest
     from kiosk.retrieval.embedder import load_embedder
-    from kiosk.retrieval.index import SiteIndex, build_index
 
     manifest = load_manifest()
     if cfg.brain.embedder not in manifest:
         raise KioskError("config", f"brain.embedder = {cfg.brain.embedder!r} is not in the "
                          "model manifest", f"use one of: {', '.join(manifest)}")
-    embedder = load_embedder(manifest[cfg.brain.embedder], cfg.paths.models_path())
+    return load_embedder(manifest[cfg.brain.embedder], cfg.paths.models_path())
+
+
+def _previous_index(path: Path) -> Any:
+    """The index saved at `path`, or None (missing, or unreadable: rebuilt)."""
+    from kiosk.retrieval.index import SiteIndex
+
+    if not path.is_file():
+        return None
+    try:
+        return SiteIndex.load(path)
+    except KioskError as exc:
+        log.warning("%s (rebuilding)", exc.describe())
+        return None
+
+
+def load_brain(cfg: Config, *, rebuild: bool = True) -> Brain:
+    """The brain for the configured site and embedder; the index is brought up to date
+    (changed pages only) and saved when it changed."""
+    from kiosk.retrieval.index import build_index
+
+    embedder = _embedder(cfg)
     site = cfg.paths.site_path()
     index_path = cfg.paths.index_path(cfg.brain.embedder, site)
-    previous = None
-    if index_path.is_file():
-        try:
-            previous = SiteIndex.load(index_path)
-        except KioskError as exc:
-            log.warning("%s (rebuilding)", exc.describe())
+    previous = _previous_index(index_path)
     if rebuild or previous is None:
         index = build_index(site, embedder, previous, _progress)
         unchanged = previous is not None and [
@@ -62,25 +76,22 @@ def index_preparer(cfg: Config, link: Path) -> Any:
     live index's unchanged chunks) and return the step that puts the index in place."""
     import os
 
-    from kiosk.models import load_manifest
-    from kiosk.retrieval.embedder import load_embedder
-    from kiosk.retrieval.index import SiteIndex, build_index
+    from kiosk.retrieval.index import build_index
 
     def prepare(version: Path) -> Any:
-        embedder = load_embedder(load_manifest()[cfg.brain.embedder], cfg.paths.models_path())
         index_path = cfg.paths.index_path(cfg.brain.embedder, link)
-        previous = None
-        if index_path.is_file():
-            try:
-                previous = SiteIndex.load(index_path)
-            except KioskError as exc:
-                log.warning("%s (rebuilding)", exc.describe())
-        index = build_index(version, embedder, previous, _progress)
+        index = build_index(version, _embedder(cfg), _previous_index(index_path), _progress)
         staged = index_path.with_name(index_path.stem + ".staged.npz")
         index.save(staged)
         return lambda: os.replace(staged, index_path)
 
     return prepare
+
+
+def query_encoder(cfg: Config) -> Any:
+    """The brain's sentence encoder as a function of texts (kiosk report groups refused
+    questions with it)."""
+    return _embedder(cfg).embed_queries
 
 
 def screen_source(cfg: Config, page_ids: set[str]) -> Any:

@@ -110,8 +110,6 @@ class Crawler:
                             cut = True
                             break
                     return response, bytes(body), cut
-            except httpx.TooManyRedirects:
-                raise
             except httpx.TransportError as exc:
                 self.requests += 1
                 last_error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -69,13 +69,14 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
     started = time.monotonic()
     report = SyncReport(params.start_url)
     previous = versions.known()
+    previous_redirects = versions.redirects()
     previous_files = {k.file for k in previous.values()}
     version = versions.begin()
     pages: dict[str, dict[str, Any]] = {}
     try:
         with httpx.Client(timeout=params.timeout_s, follow_redirects=True, max_redirects=5,
                           headers={"User-Agent": USER_AGENT}, transport=transport) as client:
-            crawler = Crawler(client, params, previous, versions.redirects(),
+            crawler = Crawler(client, params, previous, previous_redirects,
                               versions.stored_text, sleep=sleep)
             try:
                 for got in crawler.crawl():
@@ -107,8 +108,8 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
                                       "etag": got.etag, "last_modified": got.last_modified}
             finally:
                 report.requests = crawler.requests
-        report.pages = len({p["file"] for p in pages.values()})
         kept = {p["file"] for p in pages.values()}
+        report.pages = len(kept)
         report.removed = sorted(previous_files - kept)
         if report.failed:
             raise KioskError("sync", f"{len(report.failed)} page(s) could not be fetched "
@@ -120,7 +121,7 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
                              "check site.sync_url (a sitemap.xml or the site's start page) and "
                              "screen.base_url; the previous site stays")
         if (versions.current() is not None and report.fetched == 0 and not report.removed
-                and report.redirects == versions.redirects()):
+                and report.redirects == previous_redirects):
             # nothing changed: the live version stays, the index is not touched
             versions.abandon(version)
             report.ok = True
