@@ -193,10 +193,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.mic_wav:
         _writable_file(Path(args.speaker_wav), "--speaker-wav")
     cfg, origin = _config_and_origin(args)
+    # Whisper first: loading it (float16 weights made int8) passes through ~80 MB it gives
+    # back, best done while nothing else is loaded (the peak is the service's budget)
+    asr = recognizer(cfg)
     brain = load_brain(cfg)
     vad = voice_activity(cfg)
     voices = {lang: synthesizer(cfg, lang) for lang in ("en", "ja")}
-    asr = recognizer(cfg)
     echo = echo_canceller(cfg)
     if not args.mic_wav:
         return _run_live(cfg, brain, vad, asr, voices, echo, config_fallback=origin != "file")

@@ -29,6 +29,7 @@ from kiosk.audio.recorded import RecordedStream
 from kiosk.audio.stream import AudioStream
 from kiosk.audio.turn import TurnModel, pause_verdict
 from kiosk.audio.vad import (
+    Hushed,
     Paused,
     Resumed,
     Segmenter,
@@ -152,6 +153,7 @@ class VoiceLoop:
         recent: collections.deque[AudioChunk] = collections.deque(
             maxlen=self.segmenter.params.pre_roll_ms // CHUNK_MS + 1)
         listening = False
+        speculating = False  # a transcript of the utterance so far is on its way
         self.hearing.reset()
         silent_since = time.monotonic()
         while not stop.is_set() and not self.stream.ended:
@@ -183,22 +185,25 @@ class VoiceLoop:
                         self._set_state("listening")
                     await loop.run_in_executor(self._asr_exec, self._start_asr, list(recent))
                     listening = True
-                elif isinstance(event, Paused | Resumed):
-                    if listening and isinstance(self.asr, Speculative):
-                        await loop.run_in_executor(
-                            self._asr_exec, self.asr.speculate if isinstance(event, Paused)
-                            else self.asr.withdraw)
+                    speculating = False
+                elif isinstance(event, Hushed | Paused | Resumed):
+                    spec = self.asr if listening and isinstance(self.asr, Speculative) else None
+                    if spec is not None and isinstance(event, Resumed):
+                        await loop.run_in_executor(self._asr_exec, spec.withdraw)
+                        speculating = False
+                    elif spec is not None and not speculating:  # at the hush, else the pause
+                        await loop.run_in_executor(self._asr_exec, spec.speculate)
+                        speculating = True
                     if isinstance(event, Paused) and self.turn_model is not None:
                         # judged before the next chunk: the segmenter waits for the verdict
                         # the model and the transcript so far, side by side
                         melody = loop.run_in_executor(self._turn_exec, self.turn_model.complete,
                                                       self.segmenter.heard_so_far())
-                        words = (await loop.run_in_executor(self._asr_exec,
-                                                            self.asr.speculation)
-                                 if listening and isinstance(self.asr, Speculative) else "")
+                        words = (await loop.run_in_executor(self._asr_exec, spec.speculation)
+                                 if spec is not None else "")
                         self.segmenter.decide(pause_verdict(await melody, words))
                 elif isinstance(event, Utterance):
-                    listening = False
+                    listening = speculating = False
                     if self.hearing.is_echo():
                         if event.cut:
                             listening = True
@@ -308,7 +313,7 @@ class VoiceLoop:
         """Synthesize sentence by sentence and queue each on the loudspeaker; the first one
         is played as soon as it is ready. Runs beside the listening loop; barge-in cancels it."""
         loop = asyncio.get_running_loop()
-        speech = self.voices[result.lang].synthesize(result.reply.text)
+        speech = self.voices[result.lang].synthesize(result.reply.text, lead=True)
         recorded = False
         self.synthesizing = True
         try:

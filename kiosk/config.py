@@ -136,11 +136,16 @@ class AsrConfig:
     prompt_from_site: bool = setting(False, "give Whisper the site's page titles as venue "
                                      "vocabulary (Japanese demo: kana errors 5.8% -> 4.2%, "
                                      "characters 14.1% -> 15.1%)")
+    spelling_from_site: bool = setting(True, "write Japanese words that sound like a word of "
+                                       "the site as the site writes it (宇宙職 -> 宇宙食)")
     end_of_turn: str = setting("model", "what ends a turn: the end-of-turn model at each pause "
                                "(smart-turn), or silence alone (end_silence_ms)",
                                choices=("model", "silence"))
     end_silence_ms: int = setting(400, "silence that ends an utterance when end_of_turn is "
                                   "silence", low=100, high=3000)
+    hush_ms: int = setting(100, "silence after which Whisper begins on what was said so far "
+                           "(the end of the turn is judged at 160 ms); 0: at 160 ms",
+                           low=0, high=1000)
     incomplete_silence_ms: int = setting(1000, "with the model: how long an unfinished "
                                          "sentence waits for more", low=300, high=3000)
 

@@ -340,3 +340,29 @@ def spoken_pieces(text: str) -> list[str]:
         return pieces
     rest = first[len(clauses[0]):].strip()
     return [clauses[0].strip(), rest, *pieces[1:]]
+
+
+LEAD_CHARS = {"en": 30, "ja": 14}  # a longer first piece is begun with a lead phrase...
+LEAD_MIN_CHARS = {"en": 12, "ja": 5}  # ...at least this long, before a phrase boundary
+
+
+def lead_split(piece: str, boundaries: Iterable[int], lang: str) -> tuple[str, str] | None:
+    """The reply's first piece as (lead phrase, rest), cut at the first phrase boundary (a
+    character offset) that leaves a lead of LEAD_MIN_CHARS and a rest at least as long, or
+    None when the piece is short enough or has no such boundary. The lead is synthesized
+    alone, so the visitor hears the reply begin after a phrase's synthesis, not a sentence's."""
+    if len(piece) <= LEAD_CHARS.get(lang, 30):
+        return None
+    shortest = LEAD_MIN_CHARS.get(lang, 12)
+    for at in boundaries:
+        lead, rest = piece[:at].strip(), piece[at:].strip()
+        if len(lead) >= shortest and len(rest) >= shortest:
+            return lead, rest
+    return None
+
+
+def word_boundaries_before(piece: str, openers: Iterable[str]) -> list[int]:
+    """Offsets of the spaces before a word that opens a phrase ("from", "until", "and")."""
+    opening = {o.lower() for o in openers}
+    return [m.start() for m in re.finditer(r"\s+(?=(\S+))", piece)
+            if m.group(1).lower().strip(",.;:") in opening]

@@ -142,6 +142,21 @@ def _whisper(cfg: Config, lang: str) -> Any:
     return WhisperModel(model_path(entry, cfg.paths.models_path()).parent, prompt=prompt)
 
 
+def venue_spelling(cfg: Config) -> Any:
+    """What makes the Japanese speller from the site (asr.spelling_from_site), or None."""
+    if not cfg.asr.spelling_from_site:
+        return None
+
+    def make() -> Any:
+        from kiosk.asr.spelling import VenueSpelling, site_texts
+        from kiosk.retrieval.site import load_site
+
+        pages, _ = load_site(cfg.paths.site_path())
+        return VenueSpelling.from_texts(site_texts(pages))
+
+    return make
+
+
 def recognizer(cfg: Config) -> Any:
     """The recognizer for the kiosk's spoken language. With brain.language = auto and Whisper
     for both languages, each utterance's language is detected (on Whisper base's encoding);
@@ -150,13 +165,14 @@ def recognizer(cfg: Config) -> Any:
         from kiosk.asr.whisper import WhisperRecognizer
 
         base = _whisper(cfg, "ja")
-        return WhisperRecognizer({"en": _whisper(cfg, "en"), "ja": base}, detector=base)
+        return WhisperRecognizer({"en": _whisper(cfg, "en"), "ja": base}, detector=base,
+                                 spelling=venue_spelling(cfg))
     lang = cfg.brain.language if cfg.brain.language != "auto" else "en"
     engine = cfg.asr.engine_ja if lang == "ja" else cfg.asr.engine_en
     if engine == "whisper":
         from kiosk.asr.whisper import WhisperRecognizer
 
-        return WhisperRecognizer({lang: _whisper(cfg, lang)})
+        return WhisperRecognizer({lang: _whisper(cfg, lang)}, spelling=venue_spelling(cfg))
     if engine == "pocketsphinx":
         from kiosk.asr.pocketsphinx import PocketsphinxRecognizer
 
@@ -183,6 +199,7 @@ def segmenter(cfg: Config) -> Any:
     from kiosk.audio.vad import Segmenter, SegmenterParams
 
     return Segmenter(SegmenterParams(end_silence_ms=cfg.asr.end_silence_ms,
+                                     hush_ms=cfg.asr.hush_ms,
                                      incomplete_silence_ms=cfg.asr.incomplete_silence_ms))
 
 

@@ -24,7 +24,7 @@ class LongVoice:
 
     lang = "en"
 
-    def synthesize(self, text: str) -> Iterator[Speech]:
+    def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
         tone = (np.sin(np.arange(2 * RATE_HZ) * 0.05) * 500).astype(np.int16)
         for _ in range(3):
             yield Speech(text, tone)
@@ -92,3 +92,59 @@ def test_a_short_click_over_the_avatar_does_not_stop_it() -> None:
     assert stops == [] and len(turns) == 1
     speaker = stream.speaker()
     assert np.count_nonzero(speaker) > 5.9 * RATE_HZ  # the whole reply played
+
+
+class SpeculatingRecognizer(ScriptedRecognizer):
+    """Logs when the loop asks it to begin early (stream ms of audio heard so far), to
+    forget, and to finish."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(lines)
+        self.heard_ms = 0
+        self.calls: list[tuple[str, int]] = []
+
+    def start(self) -> None:
+        self.heard_ms = 0
+
+    def accept(self, samples: Samples) -> str:
+        self.heard_ms += len(samples) * 1000 // RATE_HZ
+        return ""
+
+    def speculate(self) -> None:
+        self.calls.append(("speculate", self.heard_ms))
+
+    def withdraw(self) -> None:
+        self.calls.append(("withdraw", self.heard_ms))
+
+    def speculation(self) -> str:
+        return self.lines[0] if self.lines else ""
+
+    def finish(self) -> str:
+        self.calls.append(("finish", self.heard_ms))
+        return super().finish()
+
+
+def test_the_recognizer_begins_at_the_hush_before_the_turn_is_judged() -> None:
+    class Finished:
+        def complete(self, samples: Samples) -> float:
+            return 0.9
+
+    # a word, a 120 ms gap (a hush, no pause), more words, then silence
+    mic = np.concatenate([_quiet(1.0), _tone(0.6), _quiet(0.12), _tone(0.6), _quiet(3.0)])
+    asr = SpeculatingRecognizer(["Where can I park my car?"])
+    brain = Brain(build_index(DEMO_SITE, HashingEmbedder()), HashingEmbedder())
+    turns: list[TurnRecord] = []
+    loop = VoiceLoop(RecordedStream(mic, clock=lambda: 0.0), brain, EnergyVad(), asr,
+                     {"en": LongVoice()}, on_turn=turns.append, turn_model=Finished())
+    try:
+        asyncio.run(loop.run(asyncio.Event()))
+    finally:
+        loop.close()
+    kinds = [name for name, _ in asr.calls]
+    assert kinds == ["speculate", "withdraw", "speculate", "finish"], asr.calls
+    # begun 100 ms into each silence (the pre-roll of 300 ms is heard too), and the turn
+    # ended at the 160 ms pause, where the model was asked
+    first_ms, second_ms = asr.calls[0][1], asr.calls[2][1]
+    assert first_ms == 300 + 600 + 100 and second_ms == 300 + 1320 + 100
+    assert [t.utterance for t in turns] == ["Where can I park my car?"]
+    assert turns[0].eos_decided_ms - turns[0].last_voiced_ms == 160 + CHUNK_MS

@@ -138,8 +138,18 @@ def test_words_that_cannot_end_a_question_hold_the_turn_open(models_dir: Path) -
     assert ja.sounds_unfinished("駐車場を") and ja.sounds_unfinished("子どもと")
     assert not ja.sounds_unfinished("休みの日は") and not ja.sounds_unfinished("何時から")
     assert pause_verdict(0.99, "what time does") == 0.0
-    assert pause_verdict(0.99, "what time is it") == 0.99
+    assert pause_verdict(0.99, "What time is it?") == 0.99
     assert pause_verdict(0.99, "") == 0.99
+
+
+def test_an_english_transcript_without_a_sentence_end_waits() -> None:
+    en, ja = load_lexicon("en"), load_lexicon("ja")
+    assert en.unmarked("Where can we eat") and en.unmarked("Tell me about this ")
+    assert not en.unmarked("Where can we eat lunch?") and not en.unmarked("Thank you.")
+    assert not en.unmarked("") and not ja.unmarked("もっと教えて")  # Japanese: unmarked often
+    assert pause_verdict(0.99, "Where can we eat") == 0.0
+    assert pause_verdict(0.99, "Where can we eat lunch after that?") == 0.99
+    assert pause_verdict(0.9, "もっと教えて") == 0.9
 
 
 def test_a_japanese_sentence_final_form_ends_the_turn() -> None:

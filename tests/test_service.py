@@ -76,7 +76,7 @@ class HangingBrain:
 class Silent:
     lang = "en"
 
-    def synthesize(self, text: str) -> Iterator[Speech]:
+    def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
         return iter(())
 
 

@@ -111,3 +111,26 @@ def test_a_long_first_sentence_is_spoken_clause_first() -> None:
         "At 11:30, 14:00 and 16:00 a humanoid robot walks and dances."]
     assert spoken_pieces("駐車場は正面入口の横にあり、120台まで停められます。") == [
         "駐車場は正面入口の横にあり、", "120台まで停められます。"]
+
+
+def test_a_long_first_piece_begins_with_a_lead_phrase() -> None:
+    from kiosk.dialogue.lexicon import load_lexicon
+    from kiosk.text import lead_split, word_boundaries_before
+
+    openers = load_lexicon("en").phrase_openers
+
+    def split(text: str) -> tuple[str, str] | None:
+        return lead_split(text, word_boundaries_before(text, openers), "en")
+
+    assert split("The museum is open from 10:00 to 16:30 every day.") == (
+        "The museum is open", "from 10:00 to 16:30 every day.")
+    # the lead is long enough to stand: "It is" before "in" is not a phrase of its own
+    assert split("It is in the basement next to the cloakroom, by the lifts.") == (
+        "It is in the basement", "next to the cloakroom, by the lifts.")
+    assert split("Tickets are 12 dollars.") is None  # short: said whole
+    assert split("Visitors may photograph everything everywhere always.") is None
+    assert split("The robot show is performed daily and") is None  # no rest worth a piece
+    # Japanese boundaries come from the synthesizer's analysis: offsets are given
+    assert lead_split("開館時間は午前10時から午後4時30分までです。", [5], "ja") == (
+        "開館時間は", "午前10時から午後4時30分までです。")
+    assert lead_split("入館料は大人1500円です。", [4], "ja") is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kiosk.audio.format import RATE_HZ, level_dbfs
@@ -30,3 +31,28 @@ def test_open_jtalk_speaks_japanese_sentence_by_sentence() -> None:
     assert [p.text for p in pieces] == ["こんにちは。", "プラネタリウムは3階です。"]
     assert all(level_dbfs(p.samples) > -40 for p in pieces)
     assert 1.5 < sum(len(p.samples) for p in pieces) / RATE_HZ < 6.0
+
+
+def _silence_before_ms(samples: np.ndarray) -> float:
+    loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > 300)
+    return float(loud[0]) * 1000 / RATE_HZ
+
+
+def test_a_reply_begins_with_a_lead_phrase_and_no_long_silence(models_dir: Path) -> None:
+    en = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir,
+                                        deterministic=True)
+    reply = "The museum is open from 10:00 to 16:30 every day. Tickets are 12 dollars."
+    pieces = list(en.synthesize(reply, lead=True))
+    assert [p.text for p in pieces] == [
+        "The museum is open", "from 10:00 to 16:30 every day.", "Tickets are 12 dollars."]
+    assert [p.text for p in en.synthesize(reply)] == [  # a question said whole (benches)
+        "The museum is open from 10:00 to 16:30 every day.", "Tickets are 12 dollars."]
+    ja = OpenJTalkSynthesizer()
+    said = list(ja.synthesize("開館時間は午前10時から午後4時30分までです。", lead=True))
+    assert [p.text for p in said] == ["開館時間は", "午前10時から午後4時30分までです。"]
+    for piece in (*pieces, *said):  # Open JTalk's own lead-in was ~300 ms
+        assert _silence_before_ms(piece.samples) <= 31
+    # after the lead phrase a short pause, not a sentence's stop
+    lead = said[0].samples
+    tail_ms = (len(lead) - np.flatnonzero(np.abs(lead.astype(np.int32)) > 300)[-1]) * 1000
+    assert tail_ms / RATE_HZ <= 101

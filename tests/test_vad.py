@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 from kiosk.audio.format import CHUNK_SAMPLES, RATE_HZ, AudioChunk, chunks
-from kiosk.audio.vad import Paused, Resumed, Segmenter, SegmenterParams, SpeechStarted, Utterance
+from kiosk.audio.vad import (
+    Hushed,
+    Paused,
+    Resumed,
+    Segmenter,
+    SegmenterParams,
+    SpeechStarted,
+    Utterance,
+)
 
 
 def _run(probs: list[float], params: SegmenterParams | None = None, *,
@@ -22,7 +30,7 @@ def _run(probs: list[float], params: SegmenterParams | None = None, *,
         for event in seg.feed(chunk, p):
             if isinstance(event, Paused) and verdict is not None:
                 seg.decide(verdict)
-            if pauses or not isinstance(event, Paused | Resumed):
+            if pauses or not isinstance(event, Hushed | Paused | Resumed):
                 events.append(event)
     return events
 
@@ -118,9 +126,22 @@ def test_a_pause_is_announced_and_speech_after_it_too() -> None:
     probs = [0.9] * 20 + [0.0] * 10 + [0.9] * 20 + [0.0] * 30  # a 200 ms pause mid-sentence
     events = _run(probs, pauses=True)
     kinds = [type(e).__name__ for e in events]
-    assert kinds == ["SpeechStarted", "Paused", "Resumed", "Paused", "Utterance"]
-    assert isinstance(events[1], Paused) and events[1].at_ms == 400 + 160
-    assert isinstance(events[2], Resumed) and events[2].at_ms == 600
+    assert kinds == ["SpeechStarted", "Hushed", "Paused", "Resumed", "Hushed", "Paused",
+                     "Utterance"]
+    assert isinstance(events[1], Hushed) and events[1].at_ms == 400 + 100  # Whisper begins
+    assert isinstance(events[2], Paused) and events[2].at_ms == 400 + 160  # the model judges
+    assert isinstance(events[3], Resumed) and events[3].at_ms == 600
+
+
+def test_a_short_gap_hushes_and_resumes_without_a_pause() -> None:
+    probs = [0.9] * 20 + [0.0] * 6 + [0.9] * 20 + [0.0] * 30  # 120 ms between two words
+    kinds = [type(e).__name__ for e in _run(probs, pauses=True)]
+    assert kinds[:4] == ["SpeechStarted", "Hushed", "Resumed", "Hushed"]
+    assert kinds.count("Utterance") == 1
+    # without a hush (0, or not before the pause), the pause is the only event
+    for hush_ms in (0, 160, 300):
+        plain = _run(probs, SegmenterParams(hush_ms=hush_ms), pauses=True)
+        assert [type(e).__name__ for e in plain] == ["SpeechStarted", "Paused", "Utterance"]
 
 
 def test_a_finished_turn_ends_at_the_pause() -> None:

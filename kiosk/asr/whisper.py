@@ -13,18 +13,22 @@ called), `finish` returns that transcript without a second pass.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.logmel import HOP, log_mel
 from kiosk.errors import ModelError
+
+log = logging.getLogger(__name__)
 
 MAX_FRAMES = 3000  # Whisper's 30 s
 PROMPT_TOKENS = 120  # of venue vocabulary at most (Whisper allows 223 before the transcript)
@@ -118,14 +122,32 @@ def collapse_repeats(text: str) -> str:
     return joiner.join(kept)
 
 
+class Speller(Protocol):
+    def correct(self, text: str) -> str: ...
+
+
+def _made(spelling: Callable[[], Speller]) -> Speller | None:
+    """The speller, or None when the site cannot be read (transcripts stay as heard)."""
+    try:
+        return spelling()
+    except Exception as exc:  # a broken site must not stop the kiosk hearing
+        log.warning("asr: no venue spelling (%s); Japanese transcripts are kept as Whisper "
+                    "writes them", exc)
+        return None
+
+
 class WhisperRecognizer:
     """Whisper behind the Recognizer interface, for one language or for `auto`: with models
     for English and Japanese and a multilingual one to tell them apart, each utterance's
     language is detected on the multilingual model's encoding, which then serves its own
-    transcript when it is that model's language (one encoder pass, not two)."""
+    transcript when it is that model's language (one encoder pass, not two).
 
-    def __init__(self, models: dict[str, WhisperModel], *, detector: WhisperModel | None = None
-                 ) -> None:
+    `spelling` makes the Japanese speller (the venue's spellings, `kiosk.asr.spelling`); it
+    is built by the recognizer's own worker, before the first utterance it hears, so reading
+    the site does not hold up the start."""
+
+    def __init__(self, models: dict[str, WhisperModel], *, detector: WhisperModel | None = None,
+                 spelling: Callable[[], Speller] | None = None) -> None:
         if len(models) > 1 and (detector is None or not detector.multilingual):
             raise ModelError("more than one language but no multilingual Whisper to tell them "
                              "apart", "fix brain.language, or install whisper-base")
@@ -136,6 +158,9 @@ class WhisperRecognizer:
         self._chunks: list[Samples] = []
         self._speculation: Future[tuple[str, str]] | None = None
         self.detect_ms = 0.0  # the language decision's cost on the last utterance
+        self._speller: Future[Speller | None] | None = (
+            self._worker.submit(_made, spelling) if spelling is not None and "ja" in models
+            else None)
 
     # ------------------------------------------------------------ Recognizer
 
@@ -165,7 +190,10 @@ class WhisperRecognizer:
             self._speculation = self._worker.submit(self.recognize, audio)
 
     def withdraw(self) -> None:
-        """The visitor spoke again: the speculative transcript is out of date."""
+        """The visitor spoke again: the speculative transcript is out of date (not begun yet:
+        it is not begun at all, so the next one does not wait behind it)."""
+        if self._speculation is not None:
+            self._speculation.cancel()
         self._speculation = None
 
     def speculation(self) -> str:
@@ -180,6 +208,11 @@ class WhisperRecognizer:
 
     def recognize(self, audio: np.ndarray) -> tuple[str, str]:
         """(transcript, language) of float audio at 16 kHz (at most 30 s are heard)."""
+        text, lang = self._recognize(audio)
+        speller = self._speller.result() if lang == "ja" and self._speller else None
+        return (speller.correct(text) if speller is not None else text), lang
+
+    def _recognize(self, audio: np.ndarray) -> tuple[str, str]:
         seconds = len(audio) / RATE_HZ
         if len(self.models) == 1 or self._detector is None:
             lang, model = next(iter(self.models.items()))

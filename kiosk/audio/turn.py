@@ -44,7 +44,8 @@ def pause_verdict(probability: float, transcript: str) -> float:
     """The probability that the pause ends the turn: the model's (`probability`), unless the
     words so far
     (the recognizer's transcript at the pause, when it has one) settle it. Stopping where
-    nobody ends a question ("what time does ...") waits whatever the melody; a Japanese
+    nobody ends a question ("what time does ...") waits whatever the melody, and so does an
+    English transcript with no sentence end (Whisper marks finished ones); a Japanese
     sentence-final form ("...ありますか") is finished whatever the melody (the model hears
     Open JTalk's flat endings as unfinished)."""
     from kiosk.dialogue.lexicon import load_lexicon
@@ -52,7 +53,7 @@ def pause_verdict(probability: float, transcript: str) -> float:
 
     if transcript:
         lexicon = load_lexicon(detect_lang(transcript))
-        if lexicon.sounds_unfinished(transcript):
+        if lexicon.sounds_unfinished(transcript) or lexicon.unmarked(transcript):
             return 0.0
         if lexicon.sounds_finished(transcript):
             return 1.0

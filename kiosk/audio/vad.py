@@ -64,7 +64,10 @@ class SegmenterParams:
     speech_off: float = 0.35  # below this counts as silence (hysteresis)
     pre_roll_ms: int = 300  # audio kept from before speech started
     end_silence_ms: int = 400  # non-speech that ends an utterance
-    pause_ms: int = 160  # non-speech that is a pause (the recognizer may start early); 0: never
+    pause_ms: int = 160  # non-speech that is a pause (the end of the turn is judged); 0: never
+    # Non-speech after which the recognizer may begin on what was said so far (0: at the
+    # pause): earlier than the judgment, so the transcript is nearly there when it is made.
+    hush_ms: int = 100
     # With an end-of-turn model, each pause is judged (`decide`): a finished turn ends at once,
     # an unfinished one waits this long for more; without one, end_silence_ms ends it.
     incomplete_silence_ms: int = 1000
@@ -79,6 +82,13 @@ class SpeechStarted:
 
 
 @dataclass(frozen=True)
+class Hushed:
+    """The visitor stopped `hush_ms` ago: the recognizer may begin on what was said."""
+
+    at_ms: int
+
+
+@dataclass(frozen=True)
 class Paused:
     """The visitor stopped `pause_ms` ago: maybe done, maybe thinking."""
 
@@ -87,7 +97,7 @@ class Paused:
 
 @dataclass(frozen=True)
 class Resumed:
-    """Speech again after a pause: whatever was prepared at the pause is out of date."""
+    """Speech again after a hush or a pause: whatever was prepared there is out of date."""
 
     at_ms: int
 
@@ -114,7 +124,7 @@ def warn_if_clipping(utterance: Utterance, log: logging.Logger) -> None:
                     share * 100, utterance.start_ms / 1000)
 
 
-Event = SpeechStarted | Paused | Resumed | Utterance
+Event = SpeechStarted | Hushed | Paused | Resumed | Utterance
 
 
 @dataclass
@@ -128,6 +138,7 @@ class Segmenter:
     _last_voiced_end: int = 0
     _start_ms: int = 0
     _paused: bool = False
+    _hushed: bool = False
     _end_ms: int = 0  # the silence that ends this utterance (0: end_silence_ms)
 
     @property
@@ -165,7 +176,7 @@ class Segmenter:
                 self._voiced_ms = length_ms
                 self._silence_ms = 0
                 self._last_voiced_end = chunk.end_ms
-                self._paused = False
+                self._paused = self._hushed = False
                 events.append(SpeechStarted(chunk.start_ms))
             return events
         self._chunks.append(chunk)
@@ -173,12 +184,17 @@ class Segmenter:
             self._voiced_ms += length_ms
             self._silence_ms = 0
             self._last_voiced_end = chunk.end_ms
-            if self._paused:
-                self._paused = False
+            if self._paused or self._hushed:
+                self._paused = self._hushed = False
                 self._end_ms = 0
                 events.append(Resumed(chunk.start_ms))
         else:
             self._silence_ms += length_ms
+            if (p.hush_ms and not self._hushed and not self._paused
+                    and (not p.pause_ms or p.hush_ms < p.pause_ms)
+                    and p.hush_ms <= self._silence_ms < (self._end_ms or p.end_silence_ms)):
+                self._hushed = True
+                events.append(Hushed(chunk.end_ms))
             if (p.pause_ms and not self._paused and p.pause_ms <= self._silence_ms
                     < (self._end_ms or p.end_silence_ms)):
                 self._paused = True
@@ -200,7 +216,7 @@ class Segmenter:
         self._chunks = []
         self._in_speech = False
         self._silence_ms = 0
-        self._paused = False
+        self._paused = self._hushed = False
         self._end_ms = 0
         if voiced < self.params.min_speech_ms or not chunks:
             return []

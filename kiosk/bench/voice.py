@@ -48,6 +48,7 @@ from kiosk.wiring import (
     segmenter,
     synthesizer,
     turn_model,
+    venue_spelling,
     voice_activity,
 )
 
@@ -233,7 +234,8 @@ def _timed(cfg: Config, asked: list[Samples], brain: Any, vad: VoiceActivity, as
 def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | None = None,
         timed: int = 8) -> dict[str, Any]:
     fixed = dataclasses.replace(cfg, brain=dataclasses.replace(cfg.brain, language=lang))
-    voices = {code: synthesizer(cfg, code) for code in ("en", "ja")}
+    # without VITS sampling noise: the same questions, the same figures, run after run
+    voices = {code: synthesizer(cfg, code, deterministic=True) for code in ("en", "ja")}
     tts = voices[lang]
     brain = load_brain(cfg)
     vad = voice_activity(cfg)
@@ -241,7 +243,8 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
     # in its own language, as a kiosk with brain.language fixed does
     auto = recognizer(dataclasses.replace(cfg, brain=dataclasses.replace(cfg.brain,
                                                                           language="auto")))
-    asr = (WhisperRecognizer({lang: auto.models[lang]}) if isinstance(auto, WhisperRecognizer)
+    asr = (WhisperRecognizer({lang: auto.models[lang]}, spelling=venue_spelling(cfg))
+           if isinstance(auto, WhisperRecognizer)
            and lang in auto.models else recognizer(fixed))
     rng = np.random.default_rng(11)
     dialogues = _dialogues(lang, utterances)

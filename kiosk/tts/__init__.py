@@ -9,7 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
-from kiosk.audio.format import Samples
+from kiosk.audio.format import RATE_HZ, Samples
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,30 @@ class Speech:
 class Synthesizer(Protocol):
     lang: str
 
-    def synthesize(self, text: str) -> Iterator[Speech]: ...
+    def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
+        """One piece per sentence; with `lead` (a reply), a long first sentence begins with
+        a lead phrase of its own (`kiosk.text.lead_split`) and the engine's silence before
+        each piece is cut (`trimmed`). Without it (a question a benchmark says), the
+        engine's audio as it comes."""
+        ...
+
+
+LEAD_SILENCE_MS = 30  # the engines' own silence before speech, cut to this...
+PHRASE_SILENCE_MS = 100  # ...and after a lead phrase, to this (a phrase pause, not a stop)
+_SILENT = 300  # int16 amplitude (-40 dBFS) at or below which a sample is silence
+
+
+def trimmed(samples: Samples, *, trail_ms: int | None = None) -> Samples:
+    """The piece with at most LEAD_SILENCE_MS of silence before its speech (Open JTalk
+    leaves ~300 ms: that is time the visitor waits) and, when `trail_ms` is given, at most
+    that much after it."""
+    loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > _SILENT)
+    if not len(loud):
+        return samples
+    start = max(0, int(loud[0]) - RATE_HZ * LEAD_SILENCE_MS // 1000)
+    end = len(samples) if trail_ms is None else min(
+        len(samples), int(loud[-1]) + 1 + RATE_HZ * trail_ms // 1000)
+    return samples[start:end]
 
 
 def spoken(voice: Synthesizer, text: str) -> Samples:

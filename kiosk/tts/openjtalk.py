@@ -3,13 +3,14 @@ sentence by sentence."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 
 import numpy as np
 
 from kiosk.audio.format import resample, to_int16
-from kiosk.text import spoken_pieces
-from kiosk.tts import Speech
+from kiosk.text import lead_split, spoken_pieces
+from kiosk.tts import PHRASE_SILENCE_MS, Speech, trimmed
 
 
 class OpenJTalkSynthesizer:
@@ -21,10 +22,34 @@ class OpenJTalkSynthesizer:
         self._tts = pyopenjtalk.tts
         self._volume = volume
 
-    def synthesize(self, text: str) -> Iterator[Speech]:
-        for sentence in spoken_pieces(text):
+    def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
+        pieces = spoken_pieces(text)
+        split = lead_split(pieces[0], phrase_starts(pieces[0]), "ja") if lead and pieces else None
+        if split is not None:
+            pieces = [*split, *pieces[1:]]
+        for i, sentence in enumerate(pieces):
             if not sentence.strip():
                 continue
-            audio, rate_hz = self._tts(sentence)
-            samples = to_int16(np.asarray(audio, dtype=np.float64) * self._volume)
-            yield Speech(sentence, resample(samples, int(rate_hz)))
+            wave, rate_hz = self._tts(sentence)
+            samples = to_int16(np.asarray(wave, dtype=np.float64) * self._volume)
+            trail_ms = PHRASE_SILENCE_MS if split is not None and i == 0 else None
+            audio = resample(samples, int(rate_hz))
+            yield Speech(sentence, trimmed(audio, trail_ms=trail_ms) if lead else audio)
+
+
+def phrase_starts(text: str) -> list[int]:
+    """Character offsets where Open JTalk's accent phrases begin (開館時間は|午前|...), up to
+    where its analysis stops following the text (it says 10 as 十)."""
+    import pyopenjtalk
+
+    plain = unicodedata.normalize("NFKC", text)
+    starts: list[int] = []
+    at = 0
+    for i, word in enumerate(pyopenjtalk.run_frontend(text, use_vanilla=True)):
+        said = unicodedata.normalize("NFKC", word["string"])
+        if not plain.startswith(said, at):
+            break
+        if i and word["chain_flag"] != 1:
+            starts.append(at)
+        at += len(said)
+    return starts if len(plain) == len(text) else []

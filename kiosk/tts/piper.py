@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from kiosk.audio.format import resample
+from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.errors import ModelError
 from kiosk.models import ModelEntry, model_path
-from kiosk.text import spoken_pieces
-from kiosk.tts import Speech
+from kiosk.text import lead_split, spoken_pieces, word_boundaries_before
+from kiosk.tts import PHRASE_SILENCE_MS, Speech, trimmed
 
 WARM_UP_TEXT = ("The museum is open every day from nine in the morning until five in the "
                 "evening, and on Fridays and Saturdays until eight, except on the second "
@@ -62,12 +63,21 @@ class PiperSynthesizer:
         return cls(path, path.with_name(path.name + ".json"), volume=volume,
                    deterministic=deterministic)
 
-    def synthesize(self, text: str) -> Iterator[Speech]:
+    def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
         # sentence by sentence ourselves: each piece then carries its own text (the caption
         # shown while it plays), which piper's chunks do not
-        for sentence in spoken_pieces(text):
+        pieces = spoken_pieces(text)
+        split = None
+        if lead and pieces:
+            openers = load_lexicon("en").phrase_openers
+            split = lead_split(pieces[0], word_boundaries_before(pieces[0], openers), "en")
+            if split is not None:
+                pieces = [*split, *pieces[1:]]
+        for i, sentence in enumerate(pieces):
             if not sentence.strip():
                 continue
+            trail_ms = PHRASE_SILENCE_MS if split is not None and i == 0 else None
             for chunk in self._voice.synthesize(sentence, syn_config=self._config):
                 samples = np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16)
-                yield Speech(sentence, resample(samples, chunk.sample_rate))
+                audio = resample(samples, chunk.sample_rate)
+                yield Speech(sentence, trimmed(audio, trail_ms=trail_ms) if lead else audio)

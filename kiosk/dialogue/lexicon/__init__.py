@@ -51,6 +51,8 @@ class Lexicon:
     refuse: tuple[str, ...] = ()  # requests never answered from any page
     unfinished: tuple[str, ...] = ()  # words a finished question never ends with
     finished: tuple[str, ...] = ()  # endings only a finished sentence has (Japanese)
+    end_marks: tuple[str, ...] = ()  # a finished sentence is transcribed ending in one
+    phrase_openers: tuple[str, ...] = ()  # words a reply's lead phrase may stop before
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
     # The article's word lists as written (page, site, immediate, distant): `kiosk eval`'s
@@ -90,6 +92,12 @@ class Lexicon:
             return len(words.split()) >= 2 and any(padded.endswith(f" {p}")
                                                    for p in self.unfinished)
         return len(words) >= 2 and words.endswith(self.unfinished)
+
+    def unmarked(self, text: str) -> bool:
+        """The recognizer wrote no sentence end where this language's transcripts of a
+        finished sentence have one ("Where can we eat" vs "Where can we eat lunch?")."""
+        return bool(self.end_marks) and bool(text.strip()) and not text.rstrip().endswith(
+            self.end_marks)
 
     def sounds_finished(self, text: str) -> bool:
         """The words end as only a finished sentence does ("...ありますか")."""
@@ -159,6 +167,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
         unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
         finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
+        end_marks=_tuple(data.get("turn", {}), "end_marks", f"{lang}.turn"),
+        phrase_openers=_tuple(data.get("speech", {}), "phrase_openers", f"{lang}.speech"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
