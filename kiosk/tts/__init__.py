@@ -3,13 +3,14 @@ so playback can start when the first sentence is ready."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from kiosk.audio.format import RATE_HZ, Samples
+from kiosk.text import lead_split, spoken_pieces
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,19 @@ def trimmed(samples: Samples, *, trail_ms: int | None = None) -> Samples:
     end = len(samples) if trail_ms is None else min(
         len(samples), int(loud[-1]) + 1 + RATE_HZ * trail_ms // 1000)
     return samples[start:end]
+
+
+def pieces_to_say(text: str, lead: bool, lang: str,
+                  boundaries: Callable[[str], Iterable[int]]) -> list[tuple[str, int | None]]:
+    """The pieces a synthesizer says, each with the silence its end may keep (None: as the
+    engine makes it): sentence by sentence (`spoken_pieces`), and with `lead` a long first
+    piece split at the first of its phrase `boundaries` that `lead_split` accepts, its lead
+    phrase ending in a phrase pause (PHRASE_SILENCE_MS)."""
+    pieces = spoken_pieces(text)
+    split = lead_split(pieces[0], boundaries(pieces[0]), lang) if lead and pieces else None
+    if split is None:
+        return [(piece, None) for piece in pieces]
+    return [(split[0], PHRASE_SILENCE_MS), (split[1], None), *((p, None) for p in pieces[1:])]
 
 
 def spoken(voice: Synthesizer, text: str) -> Samples:

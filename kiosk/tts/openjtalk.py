@@ -9,8 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from kiosk.audio.format import resample, to_int16
-from kiosk.text import lead_split, spoken_pieces
-from kiosk.tts import PHRASE_SILENCE_MS, Speech, trimmed
+from kiosk.tts import Speech, pieces_to_say, trimmed
 
 
 class OpenJTalkSynthesizer:
@@ -23,16 +22,9 @@ class OpenJTalkSynthesizer:
         self._volume = volume
 
     def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
-        pieces = spoken_pieces(text)
-        split = lead_split(pieces[0], phrase_starts(pieces[0]), "ja") if lead and pieces else None
-        if split is not None:
-            pieces = [*split, *pieces[1:]]
-        for i, sentence in enumerate(pieces):
-            if not sentence.strip():
-                continue
+        for sentence, trail_ms in pieces_to_say(text, lead, "ja", phrase_starts):
             wave, rate_hz = self._tts(sentence)
             samples = to_int16(np.asarray(wave, dtype=np.float64) * self._volume)
-            trail_ms = PHRASE_SILENCE_MS if split is not None and i == 0 else None
             audio = resample(samples, int(rate_hz))
             yield Speech(sentence, trimmed(audio, trail_ms=trail_ms) if lead else audio)
 

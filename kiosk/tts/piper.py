@@ -12,8 +12,8 @@ from kiosk.audio.format import resample
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.errors import ModelError
 from kiosk.models import ModelEntry, model_path
-from kiosk.text import lead_split, spoken_pieces, word_boundaries_before
-from kiosk.tts import PHRASE_SILENCE_MS, Speech, trimmed
+from kiosk.text import word_boundaries_before
+from kiosk.tts import Speech, pieces_to_say, trimmed
 
 WARM_UP_TEXT = ("The museum is open every day from nine in the morning until five in the "
                 "evening, and on Fridays and Saturdays until eight, except on the second "
@@ -66,17 +66,9 @@ class PiperSynthesizer:
     def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
         # sentence by sentence ourselves: each piece then carries its own text (the caption
         # shown while it plays), which piper's chunks do not
-        pieces = spoken_pieces(text)
-        split = None
-        if lead and pieces:
-            openers = load_lexicon("en").phrase_openers
-            split = lead_split(pieces[0], word_boundaries_before(pieces[0], openers), "en")
-            if split is not None:
-                pieces = [*split, *pieces[1:]]
-        for i, sentence in enumerate(pieces):
-            if not sentence.strip():
-                continue
-            trail_ms = PHRASE_SILENCE_MS if split is not None and i == 0 else None
+        openers = load_lexicon("en").phrase_openers
+        for sentence, trail_ms in pieces_to_say(
+                text, lead, "en", lambda piece: word_boundaries_before(piece, openers)):
             for chunk in self._voice.synthesize(sentence, syn_config=self._config):
                 samples = np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16)
                 audio = resample(samples, chunk.sample_rate)
