@@ -24,6 +24,7 @@ from kiosk.dialogue.resolver import (
     REPEAT,
     SITE,
     Analysis,
+    Anchor,
     Resolution,
     ResolverParams,
     analyze,
@@ -189,6 +190,18 @@ class Brain:
             return self._bare(analysis.utterance, lang)
         return None
 
+    def _linked(self, anchors: list[Anchor]) -> dict[str, float]:
+        """The pages the anchors link to (not anchors themselves), with their share of the
+        bonus: a follow-up often asks for the next step the page points to."""
+        named = {a.page_id for a in anchors}
+        share = self.params.resolver.anchor_link_share
+        out: dict[str, float] = {}
+        for anchor in anchors:
+            for target in self.index.links(anchor.page_id):
+                if target not in named:
+                    out[target] = max(out.get(target, 0.0), anchor.bonus * share)
+        return out
+
     def _ranked(self, query: SearchQuery, lang: str, resolution: Resolution,
                 bare: tuple[Scores, list[PageHit]] | None) -> list[PageHit]:
         """The context query's ranking; anchors gain their bonus. With a pool, only the bare
@@ -199,10 +212,19 @@ class Brain:
         if anchors:
             page = scores.page.copy()
             held = self._words_held(query.segments[0].text, scores)
+
+            def fit(pos: int, seen: bool = False) -> float:
+                share = 1.0 if held is None else float(held[pos])
+                floor = self.params.resolver.seen_floor if seen else 0.0
+                return floor + (1.0 - floor) * share
+
+            for target, bonus in self._linked(anchors).items():
+                pos = self.index.position(target)
+                page[pos] += bonus * fit(pos)
             for anchor in anchors:
                 pos = self.index.position(anchor.page_id)
-                fit = 1.0 if held is None else float(held[pos])
-                page[pos] += anchor.bonus * fit * self.index.unsaid(anchor.page_id, anchor.said)
+                page[pos] += (anchor.bonus * fit(pos, anchor.seen)
+                              * self.index.unsaid(anchor.page_id, anchor.said))
             scores = Scores(page, scores.chunk, scores.evidence)
         if not resolution.pool or bare is None:
             hits = self.index.rank(scores, self.params.top_pages + 1)

@@ -297,6 +297,26 @@ def bigrams(text: str) -> frozenset[str]:
     return frozenset(grams)
 
 
+def _word_grams(word: str) -> frozenset[str]:
+    return frozenset(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+
+
+def word_overlap(clue: str, target: str, min_dice: float = 0.6) -> float:
+    """Share of the clue's content words found among the target's (0..1). A word counts when
+    the target has it or a word whose character 2-grams mostly agree with it ("counsel" /
+    "counseling", Dice >= min_dice): 2-grams found anywhere would let a short clue match
+    inside any word ("draw" in "photography")."""
+    words = set(content_terms(clue))
+    if not words:
+        return 0.0
+    targets = [_word_grams(t) for t in set(content_terms(target))]
+    found = 0
+    for word in words:
+        grams = _word_grams(word)
+        found += any(2 * len(grams & t) >= min_dice * (len(grams) + len(t)) for t in targets)
+    return found / len(words)
+
+
 def overlap(clue: Iterable[str], target: frozenset[str] | set[str]) -> float:
     """Share of the clue's 2-grams found in the target (0..1)."""
     clue_set = set(clue)

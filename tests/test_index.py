@@ -129,3 +129,14 @@ def test_landing_page_with_its_text_in_front_matter_is_the_site_listing(tmp_path
     index = build_index(root, HashingEmbedder())
     assert index.page("README.md").lang == "ja"  # type: ignore[union-attr]
     assert index.overview_pages("ja")[0].page_id == "README.md"
+
+
+def test_links_survive_the_index_file(tmp_path: Path) -> None:
+    site = _site(tmp_path / "site")
+    (site / "en" / "index.md").write_text("# Museum\nSee the [cafe](cafe.md).", encoding="utf-8")
+    index = build_index(site, HashingEmbedder())
+    path = tmp_path / "site.npz"
+    index.save(path)
+    loaded = SiteIndex.load(path)
+    assert loaded.links("en/index.md") == index.links("en/index.md") == ("en/cafe.md",)
+    assert loaded.links("en/parking.md") == ()

@@ -22,7 +22,9 @@ from kiosk.dialogue.resolver import (
     ResolverParams,
     analyze,
     classify_act,
+    clean,
     decide,
+    distant_clue,
     is_repair,
 )
 
@@ -336,3 +338,61 @@ def test_a_weak_answer_is_not_built_on() -> None:
     sure = decide(analyze("how much does it cost", firm, load_lexicon("en"), P), firm, P)
     assert sure.query is not None and guess.reply in {s.text for s in sure.query.segments}
     assert _bonus(sure.anchors) == {"en/cafe.md": P.anchor_immediate}
+
+
+@pytest.mark.parametrize(("lang", "utterance", "page"), [
+    ("ja", "このグラフのページって何が見られるの", True),
+    ("ja", "この記事って誰が書いたの", True),
+    ("en", "what can i see on this chart page", True),
+    ("en", "is this whole screen about parking", True),
+    ("ja", "このイベントって何時から", False),  # a noun, not the page: a search
+    ("en", "this page of the map is torn", True),
+    ("en", "what is this chart thing", False),
+    ("en", "where is the page about parking", False),  # no "this": a search
+])
+def test_this_with_a_page_noun_names_the_page_on_screen(lang: str, utterance: str,
+                                                        page: bool) -> None:
+    a = analyze(utterance, _history(lang), load_lexicon(lang), P)
+    assert (a.kind == PAGE) == page
+
+
+@pytest.mark.parametrize(("lang", "utterance", "clue"), [
+    ("en", "about the cemetery thing from before is there any money for the bill", "cemetery"),
+    ("en", "going back to the robot show can kids join", "robot show"),
+    ("en", "back to my desert storm problems is there a checkup", "desert storm problem"),
+    ("ja", "さっきの画像の保存場所の話だけどフォルダ分けとかできる", "画像 保存 存場 場所"),
+    ("ja", "名前の由来の話に戻るけどその歌を歌ってる人は", "名前 由来"),
+    ("ja", "さっきの広告の話", "広告"),
+])
+def test_the_distant_clue_is_the_topic_beside_the_marker(lang: str, utterance: str,
+                                                         clue: str) -> None:
+    """The new question after the clue ("is there any money") names no earlier exchange."""
+    lex = load_lexicon(lang)
+    assert distant_clue(clean(utterance), lex) == clue
+
+
+def test_the_clue_is_the_whole_utterance_when_nothing_stands_beside_the_marker() -> None:
+    lex = load_lexicon("en")
+    assert distant_clue(clean("what did you say earlier"), lex) == distant_clue(
+        clean("what did you say earlier"), lex)
+    assert distant_clue(clean("tell me about that again"), lex) is None  # no distant marker
+
+
+def test_a_follow_up_also_points_at_the_page_the_visitor_tapped_to() -> None:
+    """After the cafe's answer the visitor tapped to the tickets page: "how much is it" may
+    mean either. Both compete; the page on screen is marked seen."""
+    a = analyze("how much is it", EN_HISTORY, load_lexicon("en"), P)
+    r = decide(a, EN_HISTORY, P, screen_page="en/tickets.md")
+    assert r.kind == IMMEDIATE
+    assert _bonus(r.anchors) == {"en/cafe.md": P.anchor_immediate,
+                                 "en/tickets.md": P.anchor_immediate}
+    assert {x.page_id: x.seen for x in r.anchors} == {"en/cafe.md": False,
+                                                      "en/tickets.md": True}
+    # the screen still shows the answer's page: one anchor, seen
+    same = decide(a, EN_HISTORY, P, screen_page="en/cafe.md")
+    assert [(x.page_id, x.seen) for x in same.anchors] == [("en/cafe.md", True)]
+
+
+@pytest.mark.parametrize("utterance", ["パイソンだと", "土曜なら", "子供だったら"])
+def test_japanese_conditional_endings_are_follow_ups(utterance: str) -> None:
+    assert analyze(utterance, JA_HISTORY, load_lexicon("ja"), P).kind == IMMEDIATE

@@ -6,7 +6,14 @@ import pytest
 
 from kiosk.errors import SiteError
 from kiosk.retrieval import site as site_mod
-from kiosk.retrieval.site import chunk_page, load_page, load_site, parse_html, parse_markdown
+from kiosk.retrieval.site import (
+    chunk_page,
+    load_page,
+    load_site,
+    parse_html,
+    parse_markdown,
+    resolve_link,
+)
 
 
 def test_markdown_front_matter_title_and_template_tags_are_not_text() -> None:
@@ -181,3 +188,36 @@ def test_an_unreadable_sub_folder_is_reported_not_dropped(tmp_path: Path) -> Non
     assert pages == ["open/hours.md"]
     assert problems == [[str(closed), problems[0][1]]]
     assert "cannot be read" in problems[0][1] and "chmod" in problems[0][1]
+
+
+@pytest.mark.parametrize(("target", "page"), [
+    ("/health-care/after-you-apply/", "health-care/after-you-apply.md"),  # served as a folder
+    ("./libraries", "docs/api/libraries.md"),
+    ("./streaming/index.md", "docs/api/streaming/index.md"),
+    ("endpoints.html", "docs/api/endpoints.md"),  # published .html of a .md page
+    ("../faq.md#accounts", "docs/faq.md"),
+    ("/docs/api/?lang=ja", "docs/api/index.md"),
+    ("https://example.org/docs/faq", None),  # another site
+    ("tel:+18008271000", None),
+    ("/find-locations/", None),  # not in the folder
+])
+def test_links_resolve_to_the_pages_they_lead_to(target: str, page: str | None) -> None:
+    ids = frozenset({"health-care/after-you-apply.md", "docs/api/libraries.md",
+                     "docs/api/streaming/index.md", "docs/api/endpoints.md", "docs/faq.md",
+                     "docs/api/index.md"})
+    from_page = "health-care/how-to-apply.md" if target.startswith("/health") else \
+        "docs/api/index.md"
+    assert resolve_link(target, from_page, ids) == page
+
+
+def test_a_page_keeps_the_site_pages_it_links_to(tmp_path: Path) -> None:
+    (tmp_path / "apply.md").write_text(
+        "# Apply\nApply online. [What happens next](/after-you-apply/), "
+        "[our office](https://example.org/office) and <a href=\"fees.html\">fees</a>.",
+        encoding="utf-8")
+    (tmp_path / "after-you-apply.md").write_text("# After you apply\nWe decide in 30 days.",
+                                                 encoding="utf-8")
+    (tmp_path / "fees.md").write_text("# Fees\nIt is free.", encoding="utf-8")
+    pages = {p.page_id: p for p in load_site(tmp_path)[0]}
+    assert pages["apply.md"].links == ("after-you-apply.md", "fees.md")
+    assert pages["fees.md"].links == ()

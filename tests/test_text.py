@@ -134,3 +134,12 @@ def test_a_long_first_piece_begins_with_a_lead_phrase() -> None:
     assert lead_split("開館時間は午前10時から午後4時30分までです。", [5], "ja") == (
         "開館時間は", "午前10時から午後4時30分までです。")
     assert lead_split("入館料は大人1500円です。", [4], "ja") is None
+
+
+def test_word_overlap_matches_words_not_letters_inside_them() -> None:
+    from kiosk.text import word_overlap
+
+    assert word_overlap("draw", "Photography and Live Streaming") == 0.0
+    assert word_overlap("grief counseling", "bereavement counselors help with grief") == 1.0
+    assert word_overlap("blood test", "view your lab tests") == 0.5
+    assert word_overlap("", "anything") == 0.0

@@ -16,7 +16,14 @@ from typing import NamedTuple
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import ACTS, Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
-from kiosk.text import bigrams, content_strength, content_terms, normalize, overlap
+from kiosk.text import (
+    bigrams,
+    content_strength,
+    content_terms,
+    normalize,
+    overlap,
+    word_overlap,
+)
 
 # Reference kinds
 ACT = "act"
@@ -78,6 +85,13 @@ class ResolverParams:
     anchor_distant: float = 0.15
     anchor_ellipsis: float = 0.0
     anchor_screen: float = 0.25
+    # The visitor looks at the page on screen: the words it lacks speak less against it than
+    # against a page only the conversation named. It keeps this share of its bonus whatever
+    # share of the visitor's words it holds.
+    seen_floor: float = 0.5
+    # Pages an anchor page links to (its next steps: "after you apply", the rates page) join
+    # the candidates with this share of its bonus.
+    anchor_link_share: float = 0.5
     # An anchor whose page was a weak answer (it scored low) counts this much of its bonus.
     weak_anchor: float = 0.5
 
@@ -108,11 +122,13 @@ class Analysis:
 
 class Anchor(NamedTuple):
     """A page the reference points at, the score it may gain, and what the avatar already said
-    from it (a page that has said all it holds cannot answer a follow-up)."""
+    from it (a page that has said all it holds cannot answer a follow-up); `seen`: the page is
+    on screen."""
 
     page_id: str
     bonus: float
     said: str = ""
+    seen: bool = False
 
 
 @dataclass(frozen=True)
@@ -168,18 +184,62 @@ def _usable(ex: Exchange) -> bool:
     return ex.act is None and (ex.page_id is not None or bool(content_terms(ex.user)))
 
 
+def _clue_words(words: list[str], ends: tuple[str, ...], skip: tuple[str, ...] = ()) -> list[str]:
+    """The run of words up to the first end word, after any `skip` words it opens with."""
+    out: list[str] = []
+    for word in words:
+        if not out and word in skip:
+            continue
+        if word in ends:
+            break
+        out.append(word)
+    return out
+
+
+def _clue_head(text: str, lex: Lexicon) -> str:
+    """The words beside the distant marker that name the topic ("about the cemetery thing from
+    before, is there any money" -> "about the cemetery"; さっきの画像の保存場所の話だけど… ->
+    の画像の保存場所): the rest of the utterance is the new question, not the clue. After the
+    marker first; before it when nothing stands after."""
+    markers = lex.find(text, lex.distant)
+    if lex.word_boundaries:
+        words = text.split()
+        for start in range(len(words)):
+            for marker in markers:
+                size = len(marker.split())
+                if words[start:start + size] == marker.split():
+                    following = _clue_words(words[start + size:], lex.clue_ends)
+                    if content_terms(" ".join(following)):
+                        return " ".join(following)
+                    # "the cemetery thing from before": back past the topic noun
+                    return " ".join(reversed(_clue_words(words[:start][::-1], lex.clue_ends,
+                                                         lex.topic_nouns)))
+        return ""
+    at, marker = min((text.find(m), m) for m in markers)
+    after = text[at + len(marker):].lstrip("の ")
+    cut = min([after.find(e) for e in lex.clue_ends if after.find(e) > 0] + [len(after)])
+    if content_terms(after[:cut]):
+        return after[:cut]
+    before = text[:at].rstrip("の ")
+    cut = max([before.rfind(e) + len(e) for e in lex.clue_ends if e in before] + [0])
+    return before[cut:]
+
+
 def distant_clue(text: str, lex: Lexicon) -> str | None:
     """The words a distant reference gives to find its exchange ("the cemetery thing from
-    before" -> "cemetery"), or None when the utterance makes no distant reference."""
+    before" -> "cemetery"), or None when the utterance makes no distant reference. The words
+    beside the marker when they name something, else every content word."""
     if not lex.find(text, lex.distant):
         return None
-    return " ".join(content_terms(lex.strip(text, lex.topic_nouns)))
+    head = content_terms(lex.strip(_clue_head(text, lex), lex.topic_nouns))
+    return " ".join(head or content_terms(lex.strip(text, lex.topic_nouns)))
 
 
 def _pick_distant(clue: str, history: History, want_first: bool, params: ResolverParams,
-                  similarity: tuple[float, ...] | None) -> int | None:
+                  similarity: tuple[float, ...] | None, by_words: bool = False) -> int | None:
     """The earlier exchange the clue names: character 2-grams of the clue found in the
-    exchange, and, where the brain measured it, the utterance's meaning (`similarity`, 0..1
+    exchange (`by_words`, for languages written with spaces: its words, matched by their
+    2-grams), and, where the brain measured it, the utterance's meaning (`similarity`, 0..1
     per exchange), so a paraphrase ("the drawing one" for a page on sketches) is found too. The
     best must overlap enough, or lead the next by a margin."""
     clue_grams = bigrams(clue)
@@ -188,11 +248,15 @@ def _pick_distant(clue: str, history: History, want_first: bool, params: Resolve
         return None
     if want_first and not clue_grams:
         return candidates[0]
+
+    def found(text: str) -> float:
+        return word_overlap(clue, text) if by_words else overlap(clue_grams, bigrams(text))
+
     scored: list[tuple[float, float, int]] = []
     for i in candidates:
         ex = history[i]
-        user_score = overlap(clue_grams, bigrams(ex.user + " " + ex.page_title))
-        reply_score = 0.0 if ex.repair else overlap(clue_grams, bigrams(ex.reply))
+        user_score = found(ex.user + " " + ex.page_title)
+        reply_score = 0.0 if ex.repair else found(ex.reply)
         lexical = max(user_score, 0.5 * user_score + 0.5 * reply_score)
         meaning = similarity[i] if similarity is not None else 0.0
         scored.append((lexical + params.distant_meaning_weight * meaning, lexical, i))
@@ -229,14 +293,14 @@ def analyze(utterance: str, history: History, lex: Lexicon,
     rejection = bool(lex.find(text, lex.rejection))
     if lex.find(text, lex.site) and not lex.find(text, lex.page):
         return found(SITE, rejection=rejection)
-    if lex.find(text, lex.page):
+    if lex.find(text, lex.page) or lex.names_shown_page(text):
         return found(PAGE, rejection=rejection)
     if rejection:
         return found(INDEPENDENT, rejection=True)
     if history and lex.find(text, lex.distant):
         want_first = bool(lex.find(text, lex.first))
         chosen = _pick_distant(distant_clue(text, lex) or "", history, want_first, params,
-                               similarity)
+                               similarity, lex.word_boundaries)
         if chosen is not None:
             return found(DISTANT, distant=chosen)
     if history and (lex.find(lex.strip(text, lex.not_deictic), lex.immediate)
@@ -304,13 +368,14 @@ def _answered(history: History) -> int | None:
     return None
 
 
-def _anchors(*found: tuple[str | None, float, str]) -> tuple[Anchor, ...]:
+def _anchors(*found: tuple[str | None, float, str],
+             screen: str | None = None) -> tuple[Anchor, ...]:
     """(page, bonus, said) without empty pages or bonuses; a page named twice keeps the larger
-    bonus."""
+    bonus; the page on screen is marked seen."""
     out: dict[str, Anchor] = {}
     for page, bonus, said in found:
         if page is not None and bonus > 0 and bonus > out.get(page, Anchor(page, 0.0)).bonus:
-            out[page] = Anchor(page, bonus, said)
+            out[page] = Anchor(page, bonus, said, page == screen)
     return tuple(out.values())
 
 
@@ -358,7 +423,8 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         return Resolution(a.lang, None, DISTANT, a.detail,
                           SearchQuery(base.segments + tuple(segs)), (a.distant_index,),
                           pool=params.pool_deictic if pooled else 0,
-                          anchors=_anchors((ex.page_id, params.anchor_distant, ex.reply)))
+                          anchors=_anchors((ex.page_id, params.anchor_distant, ex.reply),
+                                           screen=screen_page))
     kind = a.kind
     answered = _answered(history)
     answered_page = history[answered].page_id if answered is not None else None
@@ -377,13 +443,14 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
             # Ellipsis leans on a topic: an exchange that answered from a page. After an
             # apology or a declined question there is none to lean on.
             return Resolution(a.lang, None, INDEPENDENT, a.detail, base,
-                              anchors=_anchors(screen_anchor))
+                              anchors=_anchors(screen_anchor, screen=screen_page))
         kind = ELLIPSIS
         weight = params.ellipsis_weight_own if own else params.ellipsis_weight_bare
         pool = params.pool_ellipsis if pooled else 0
         bonus = trust * params.anchor_ellipsis
     if prev is None:
-        return Resolution(a.lang, None, kind, a.detail, base, anchors=_anchors(screen_anchor))
+        return Resolution(a.lang, None, kind, a.detail, base,
+                          anchors=_anchors(screen_anchor, screen=screen_page))
     if (history[prev].repair and answered is not None
             and not is_clarification(history[prev].reply, load_lexicon(a.lang))):
         # After "sorry, I didn't catch that" the visitor says it again: the exchange meant is
@@ -394,6 +461,12 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
     band = params.ellipsis_band if kind == ELLIPSIS else 0.0
     head = base.segments if own else (
         QuerySegment(a.utterance, params.bare_utterance_weight, "utterance"),)
+    if kind == IMMEDIATE and screen_page not in (None, answered_page):
+        # The visitor tapped to another page since that answer: "that" may be what they are
+        # looking at now. It competes as the answer's page does, on its own trust.
+        own_bonus = params.anchor_immediate_own if pooled else params.anchor_immediate
+        screen_anchor = (screen_page, max(screen_anchor[1], own_bonus), "")
     return Resolution(a.lang, None, kind, a.detail, SearchQuery(head + tuple(segs)),
                       (prev,), pool=pool, band=band,
-                      anchors=_anchors((answered_page, bonus, answered_said), screen_anchor))
+                      anchors=_anchors((answered_page, bonus, answered_said), screen_anchor,
+                                       screen=screen_page))

@@ -23,12 +23,13 @@ from kiosk.errors import SiteIndexError
 from kiosk.fsutil import atomic_write_bytes
 from kiosk.retrieval.embedder import Embedder, Vectors
 from kiosk.retrieval.lexical import LexicalIndex
+from kiosk.retrieval.loanwords import KATAKANA_WORD, Loanwords
 from kiosk.retrieval.site import Chunk, LoadProblem, Page, chunk_page, load_site
-from kiosk.text import query_weights, terms
+from kiosk.text import normalize, query_weights, terms
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: pages keep the site's pages they link to
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
 
 
@@ -40,6 +41,7 @@ class PageInfo:
     content_hash: str
     first_chunk: int
     n_chunks: int
+    links: tuple[str, ...] = ()  # the site's pages this page links to
 
 
 @dataclass(frozen=True)
@@ -149,9 +151,57 @@ class SiteIndex:
     @staticmethod
     def query_terms(query: SearchQuery) -> dict[str, float]:
         """Each segment spreads its weight over its terms, so context never outweighs by length."""
+        return SiteIndex._segment_terms(query, query_weights)
+
+    def search_terms(self, query: SearchQuery) -> dict[str, float]:
+        """`query_terms`, with katakana loanwords the site spells in Latin letters searched by
+        that spelling (パイソン -> python)."""
+        return SiteIndex._segment_terms(query, self._weights_with_loanwords)
+
+    @cached_property
+    def _katakana_words(self) -> frozenset[str]:
+        """Every katakana word the site writes (read once, on the first query that needs it)."""
+        found: set[str] = set()
+        for chunk in self.chunks:
+            found.update(KATAKANA_WORD.findall(normalize(f"{chunk.heading}\n{chunk.text}")))
+        for page in self.pages:
+            found.update(KATAKANA_WORD.findall(normalize(page.title)))
+        return frozenset(found)
+
+    @cached_property
+    def loanwords(self) -> Loanwords:
+        return Loanwords(t for t in self.lexical.vocab if t.isascii() and t.isalpha())
+
+    def links(self, page_id: str) -> tuple[str, ...]:
+        """The indexed pages a page links to."""
+        info = self.page(page_id)
+        return tuple(t for t in info.links if t in self._page_pos) if info else ()
+
+    def _weights_with_loanwords(self, text: str) -> dict[str, float]:
+        weights = query_weights(text)
+        for word in KATAKANA_WORD.findall(normalize(text)):
+            if word in self._katakana_words:
+                continue  # the site writes it this way: its 2-grams find it
+            spellings = self.loanwords.spellings(word)
+            if not spellings:
+                continue
+            grams = [word[i:i + 2] for i in range(len(word) - 1)]
+            for gram in grams:  # the katakana word's own share goes to its Latin spelling
+                left = weights.get(gram, 0.0) - 1.0 / len(grams)
+                if left > 1e-6:
+                    weights[gram] = left
+                else:
+                    weights.pop(gram, None)
+            for spelling in spellings:
+                weights[spelling] = weights.get(spelling, 0.0) + 1.0 / len(spellings)
+        return weights
+
+    @staticmethod
+    def _segment_terms(query: SearchQuery,
+                       weigh: Callable[[str], dict[str, float]]) -> dict[str, float]:
         weights: dict[str, float] = {}
         for seg in query.segments:
-            found = query_weights(seg.text)
+            found = weigh(seg.text)
             total = sum(found.values())
             if not total:
                 continue
@@ -166,7 +216,7 @@ class SiteIndex:
 
     def coverage(self, text: str) -> npt.NDArray[np.float32]:
         """Per page, the share of the text's query-term weight that occurs on it (0..1)."""
-        weights = query_weights(text)
+        weights = self._weights_with_loanwords(text)
         total = sum(weights.values())
         out = np.zeros(len(self.pages), dtype=np.float32)
         if total <= 0:
@@ -196,7 +246,7 @@ class SiteIndex:
 
     def page_lexical_scores(self, query: SearchQuery) -> npt.NDArray[np.float32]:
         """Whole-page BM25 scaled by the best possible score (0..1)."""
-        lex, upper = self.page_lexical.score(self.query_terms(query))
+        lex, upper = self.page_lexical.score(self.search_terms(query))
         out: npt.NDArray[np.float32] = (lex / upper if upper > 0 else lex).astype(np.float32)
         return out
 
@@ -208,7 +258,7 @@ class SiteIndex:
         floor = embedder.score_floor
         cosine = self.vectors @ self.query_vector(query, embedder)
         dense = np.maximum((cosine - floor) / (1.0 - floor), 0.0)
-        lex, upper = self.lexical.score(self.query_terms(query))
+        lex, upper = self.lexical.score(self.search_terms(query))
         lex_norm = lex / upper if upper > 0 else lex
         chunk = (weights.dense * dense + weights.lexical * lex_norm).astype(np.float32)
         page = np.full(len(self.pages), -1.0, dtype=np.float32)
@@ -288,7 +338,7 @@ class SiteIndex:
         except Exception as exc:  # zip, JSON and numpy each raise their own
             raise SiteIndexError(f"site index {path} is unreadable ({exc})",
                                  "rebuild it with kiosk index") from exc
-        pages = [PageInfo(**p) for p in meta["pages"]]
+        pages = [PageInfo(**{**p, "links": tuple(p.get("links", ()))}) for p in meta["pages"]]
         chunks = [Chunk(*c) for c in meta["chunks"]]
         return cls(str(meta["model"]), pages, chunks, vectors, lexical)
 
@@ -317,7 +367,7 @@ def build_index(
     for page in pages:
         page_chunks = chunk_page(page)
         infos.append(PageInfo(page.page_id, page.title, page.lang, page.content_hash,
-                              len(chunks), len(page_chunks)))
+                              len(chunks), len(page_chunks), page.links))
         chunks.extend(page_chunks)
         passages.extend(c.passage(page.title) for c in page_chunks)
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)

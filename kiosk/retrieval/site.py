@@ -9,11 +9,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import posixpath
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import yaml
 
@@ -48,6 +50,7 @@ class Page:
     lang: str
     sections: tuple[Section, ...]
     content_hash: str
+    links: tuple[str, ...] = ()  # the site's pages this one links to (page ids)
 
 
 @dataclass(frozen=True)
@@ -333,6 +336,43 @@ def parse_html(source: str) -> tuple[str, list[Section]]:
 # ---------------------------------------------------------------- pages and chunks
 
 
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)|href\s*=\s*[\"']([^\"']+)", re.I)
+_SCHEME = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)
+
+
+def link_targets(source: str) -> list[str]:
+    """Every link target a page's source names (markdown links and HTML hrefs), as written."""
+    return [m.group(1) or m.group(2) for m in _LINK_TARGET.finditer(source)]
+
+
+def resolve_link(target: str, from_page: str, page_ids: frozenset[str]) -> str | None:
+    """The page id a link of page `from_page` leads to, or None (another site, a phone number,
+    a file the site folder does not hold). A relative link is tried against the page's folder
+    and against the page itself served as a folder (/a/b/ for a/b.md), as sites publish both."""
+    if _SCHEME.match(target):
+        return None
+    path = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    if not path:
+        return None
+    if path.startswith("/"):
+        bases = [""]
+    else:
+        bases = [posixpath.dirname(from_page), posixpath.splitext(from_page)[0]]
+    for base in bases:
+        joined = posixpath.normpath(posixpath.join(base, path.lstrip("/")))
+        if joined.startswith(".."):
+            continue
+        joined = "" if joined == "." else joined
+        stem, ext = posixpath.splitext(joined)
+        names = [joined] if ext.lower() in PAGE_SUFFIXES else []
+        names += [stem + suffix for suffix in PAGE_SUFFIXES]
+        names += [posixpath.join(joined, "index" + suffix) for suffix in PAGE_SUFFIXES]
+        for name in names:
+            if name in page_ids:
+                return name
+    return None
+
+
 def page_id_for(path: Path, root: Path) -> str:
     return unicodedata.normalize("NFC", path.relative_to(root).as_posix())
 
@@ -368,6 +408,7 @@ def load_page(path: Path, root: Path) -> Page:
         lang=detect_lang(title + "\n" + body),
         sections=tuple(sections),
         content_hash=hashlib.sha256(raw).hexdigest()[:24],
+        links=tuple(link_targets(source)),  # as written: resolved once every page is known
     )
 
 
@@ -430,7 +471,13 @@ def load_site(root: Path) -> tuple[list[Page], list[LoadProblem]]:
     if not pages:
         raise SiteError(f"no readable page in {root}",
                         "; ".join(f"{p.path}: {p.message}" for p in problems[:5]))
-    return pages, problems
+    ids = frozenset(p.page_id for p in pages)
+    resolved = []
+    for page in pages:
+        found = (resolve_link(t, page.page_id, ids) for t in page.links)
+        links = tuple(dict.fromkeys(pid for pid in found if pid and pid != page.page_id))
+        resolved.append(replace(page, links=links))
+    return resolved, problems
 
 
 def chunk_page(page: Page) -> list[Chunk]:

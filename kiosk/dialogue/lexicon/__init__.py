@@ -13,6 +13,9 @@ from kiosk.errors import ConfigError
 
 _DIR = Path(__file__).resolve().parent
 _TRAILING_PUNCT = re.compile(r"[\s.,!?;:、。！？…・\-]+$")
+# How far after "this" / この a page noun may stand ("this chart page", このグラフのページ).
+_PAGE_NOUN_WORDS = 3
+_PAGE_NOUN_CHARS = 10
 ACTS = ("greeting", "thanks", "farewell", "ack", "stop")
 
 
@@ -33,10 +36,12 @@ class Lexicon:
     site: tuple[str, ...]
     immediate: tuple[str, ...]
     proximal: tuple[str, ...]
+    page_nouns: tuple[str, ...]
     distant: tuple[str, ...]
     first: tuple[str, ...]
     rejection: tuple[str, ...]
     topic_nouns: tuple[str, ...]
+    clue_ends: tuple[str, ...]
     not_deictic: tuple[str, ...]
     follow_up_starts: tuple[str, ...]
     follow_up_ends: tuple[str, ...]
@@ -65,6 +70,23 @@ class Lexicon:
             padded = f" {text} "
             return [p for p in phrases if f" {p} " in padded]
         return [p for p in phrases if p in text]
+
+    def names_shown_page(self, text: str) -> bool:
+        """A proximal word with a page noun soon after it: "this chart page", このグラフの
+        ページ. Such a page is the one on screen, as "this page" is."""
+        if self.word_boundaries:
+            words = text.split()
+            return any(w in self.proximal and any(n in self.page_nouns
+                                                  for n in words[i + 1:i + 1 + _PAGE_NOUN_WORDS])
+                       for i, w in enumerate(words))
+        for word in self.proximal:
+            at = text.find(word)
+            while at >= 0:
+                after = text[at + len(word):at + len(word) + _PAGE_NOUN_CHARS]
+                if any(noun in after for noun in self.page_nouns):
+                    return True
+                at = text.find(word, at + 1)
+        return False
 
     def follow_up_shape(self, text: str) -> bool:
         """Starts or ends like a follow-up ("and for seniors", "特典は")."""
@@ -149,10 +171,12 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         site=_tuple(ref, "site", f"{lang}.reference"),
         immediate=_tuple(ref, "immediate", f"{lang}.reference"),
         proximal=_tuple(ref, "proximal", f"{lang}.reference"),
+        page_nouns=_tuple(ref, "page_nouns", f"{lang}.reference"),
         distant=_tuple(ref, "distant", f"{lang}.reference"),
         first=_tuple(ref, "first", f"{lang}.reference"),
         rejection=_tuple(ref, "rejection", f"{lang}.reference"),
         topic_nouns=_tuple(ref, "topic_nouns", f"{lang}.reference"),
+        clue_ends=_tuple(ref, "clue_ends", f"{lang}.reference"),
         not_deictic=_tuple(ref, "not_deictic", f"{lang}.reference"),
         follow_up_starts=_tuple(ref, "follow_up_starts", f"{lang}.reference"),
         follow_up_ends=_tuple(ref, "follow_up_ends", f"{lang}.reference"),

@@ -1,0 +1,65 @@
+"""How the brain weighs the pages a follow-up points at: the page on screen, and the pages an
+anchor page links to. A small site and the hashing embedder: the real ranking code runs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from kiosk.brain import Brain, BrainParams
+from kiosk.dialogue.history import Exchange
+from kiosk.dialogue.resolver import ResolverParams
+from kiosk.retrieval.index import build_index
+from tests.fakes import HashingEmbedder
+
+PAGES = {
+    "apply.md": "# How to apply\nApply online or by mail with form 10-10EZ. "
+                "[What happens after you apply](/after-you-apply/)",
+    "after-you-apply.md": "# After you apply\nWe review your application. "
+                          "It can take a week or so to hear from us.",
+    "renewal.md": "# Renewing a card\nA renewal can take a long time: about a week. "
+                  "The new card takes another week to arrive.",
+    "parking.md": "# Parking\nThe car park has 120 spaces and charges by the hour.",
+}
+
+
+def _brain(tmp_path: Path, *, anchor_link_share: float = 0.5,
+           seen_floor: float = 0.5) -> Brain:
+    for name, text in PAGES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    params = BrainParams(resolver=replace(ResolverParams(), anchor_link_share=anchor_link_share,
+                                          seen_floor=seen_floor))
+    return Brain(build_index(tmp_path, HashingEmbedder()), HashingEmbedder(), params)
+
+
+def _after_applying() -> tuple[Exchange, ...]:
+    return (Exchange("how do i apply", "Apply online or by mail with form 10-10EZ.", "en",
+                     page_id="apply.md", page_title="How to apply"),)
+
+
+def test_a_follow_up_reaches_the_page_its_anchor_links_to(tmp_path: Path) -> None:
+    """'how long does that take' after the apply page: the answer is on the page the apply
+    page links to, not on another page whose words fit the question better."""
+    utterance = "how long does that take"
+    linked = _brain(tmp_path).respond(_after_applying(), utterance, None, "en")
+    assert linked.resolution.kind == "immediate"
+    assert linked.ranking[0] == "after-you-apply.md"
+    unlinked = _brain(tmp_path, anchor_link_share=0.0).respond(
+        _after_applying(), utterance, None, "en")
+    assert unlinked.ranking[0] != "after-you-apply.md"
+
+
+def test_the_page_on_screen_keeps_part_of_its_bonus_without_the_words(tmp_path: Path) -> None:
+    """'can i do that online' while the renewal page is on screen: the page lacks the word,
+    yet the visitor is looking at it, so it keeps part of its bonus (seen_floor); the page
+    of the last answer, not on screen, gets none without the words."""
+    brain = _brain(tmp_path)
+    turn = brain.respond(_after_applying(), "can i do that online", "renewal.md", "en")
+    seen = {a.page_id: a.seen for a in turn.resolution.anchors}
+    assert seen == {"apply.md": False, "renewal.md": True}
+    floor = _brain(tmp_path, seen_floor=0.0).respond(
+        _after_applying(), "can i do that online", "renewal.md", "en")
+    score = {h.page_id: h.score for h in turn.hits}
+    floor_score = {h.page_id: h.score for h in floor.hits}
+    assert score["renewal.md"] > floor_score["renewal.md"]
+    assert score["apply.md"] == floor_score["apply.md"]
