@@ -396,3 +396,17 @@ def test_a_follow_up_also_points_at_the_page_the_visitor_tapped_to() -> None:
 @pytest.mark.parametrize("utterance", ["パイソンだと", "土曜なら", "子供だったら"])
 def test_japanese_conditional_endings_are_follow_ups(utterance: str) -> None:
     assert analyze(utterance, JA_HISTORY, load_lexicon("ja"), P).kind == IMMEDIATE
+
+
+@pytest.mark.parametrize(("utterance", "page"), [
+    ("about the robot show can kids join in", "en/robot-lab.md"),  # opens with "about the"
+    ("wait about the streaming rules do i need a permit", "en/photography.md"),
+    ("what about the robot show", None),  # a follow-up, not a return to a topic
+    ("tell me about the robot show", None),
+])
+def test_an_utterance_opening_with_about_the_returns_to_a_topic(utterance: str,
+                                                                 page: str | None) -> None:
+    a = analyze(utterance, EN_HISTORY, load_lexicon("en"), P)
+    assert (a.kind == DISTANT) == (page is not None)
+    if page is not None:
+        assert a.distant_index is not None and EN_HISTORY[a.distant_index].page_id == page

@@ -201,7 +201,7 @@ def _clue_head(text: str, lex: Lexicon) -> str:
     before, is there any money" -> "about the cemetery"; さっきの画像の保存場所の話だけど… ->
     の画像の保存場所): the rest of the utterance is the new question, not the clue. After the
     marker first; before it when nothing stands after."""
-    markers = lex.find(text, lex.distant)
+    markers = lex.distant_markers(text)
     if lex.word_boundaries:
         words = text.split()
         for start in range(len(words)):
@@ -229,7 +229,7 @@ def distant_clue(text: str, lex: Lexicon) -> str | None:
     """The words a distant reference gives to find its exchange ("the cemetery thing from
     before" -> "cemetery"), or None when the utterance makes no distant reference. The words
     beside the marker when they name something, else every content word."""
-    if not lex.find(text, lex.distant):
+    if not lex.distant_markers(text):
         return None
     head = content_terms(lex.strip(_clue_head(text, lex), lex.topic_nouns))
     return " ".join(head or content_terms(lex.strip(text, lex.topic_nouns)))
@@ -297,7 +297,7 @@ def analyze(utterance: str, history: History, lex: Lexicon,
         return found(PAGE, rejection=rejection)
     if rejection:
         return found(INDEPENDENT, rejection=True)
-    if history and lex.find(text, lex.distant):
+    if history and lex.distant_markers(text):
         want_first = bool(lex.find(text, lex.first))
         chosen = _pick_distant(distant_clue(text, lex) or "", history, want_first, params,
                                similarity, lex.word_boundaries)

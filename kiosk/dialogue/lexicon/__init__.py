@@ -38,6 +38,7 @@ class Lexicon:
     proximal: tuple[str, ...]
     page_nouns: tuple[str, ...]
     distant: tuple[str, ...]
+    distant_starts: tuple[str, ...]
     first: tuple[str, ...]
     rejection: tuple[str, ...]
     topic_nouns: tuple[str, ...]
@@ -70,6 +71,17 @@ class Lexicon:
             padded = f" {text} "
             return [p for p in phrases if f" {p} " in padded]
         return [p for p in phrases if p in text]
+
+    def distant_markers(self, text: str) -> list[str]:
+        """The phrases that make a distant reference: anywhere ("from before", さっき), or
+        opening the utterance ("about the parking, ...")."""
+        found = self.find(text, self.distant)
+        if self.word_boundaries:
+            words = text.split()
+            found += [p for p in self.distant_starts if words[:len(p.split())] == p.split()]
+        else:
+            found += [p for p in self.distant_starts if text.startswith(p)]
+        return found
 
     def names_shown_page(self, text: str) -> bool:
         """A proximal word with a page noun soon after it: "this chart page", このグラフの
@@ -173,6 +185,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         proximal=_tuple(ref, "proximal", f"{lang}.reference"),
         page_nouns=_tuple(ref, "page_nouns", f"{lang}.reference"),
         distant=_tuple(ref, "distant", f"{lang}.reference"),
+        distant_starts=_tuple(ref, "distant_starts", f"{lang}.reference"),
         first=_tuple(ref, "first", f"{lang}.reference"),
         rejection=_tuple(ref, "rejection", f"{lang}.reference"),
         topic_nouns=_tuple(ref, "topic_nouns", f"{lang}.reference"),
