@@ -341,7 +341,7 @@ def test_a_weak_answer_is_not_built_on() -> None:
 
 
 @pytest.mark.parametrize(("lang", "utterance", "page"), [
-    ("ja", "このグラフのページって何が見られるの", True),
+    ("ja", "この展示のページには何が載ってるの", True),
     ("ja", "この記事って誰が書いたの", True),
     ("en", "what can i see on this chart page", True),
     ("en", "is this whole screen about parking", True),
@@ -357,11 +357,11 @@ def test_this_with_a_page_noun_names_the_page_on_screen(lang: str, utterance: st
 
 
 @pytest.mark.parametrize(("lang", "utterance", "clue"), [
-    ("en", "about the cemetery thing from before is there any money for the bill", "cemetery"),
+    ("en", "about the dinosaur thing from before is there a guided tour", "dinosaur"),
     ("en", "going back to the robot show can kids join", "robot show"),
     ("en", "back to my desert storm problems is there a checkup", "desert storm problem"),
-    ("ja", "さっきの画像の保存場所の話だけどフォルダ分けとかできる", "画像 保存 存場 場所"),
-    ("ja", "名前の由来の話に戻るけどその歌を歌ってる人は", "名前 由来"),
+    ("ja", "さっきの恐竜の化石の話だけど触ってもいいの", "恐竜 化石"),
+    ("ja", "駐車場の話に戻るけど土曜日は混むの", "駐車 車場"),
     ("ja", "さっきの広告の話", "広告"),
 ])
 def test_the_distant_clue_is_the_topic_beside_the_marker(lang: str, utterance: str,
@@ -393,7 +393,7 @@ def test_a_follow_up_also_points_at_the_page_the_visitor_tapped_to() -> None:
     assert [(x.page_id, x.seen) for x in same.anchors] == [("en/cafe.md", True)]
 
 
-@pytest.mark.parametrize("utterance", ["パイソンだと", "土曜なら", "子供だったら"])
+@pytest.mark.parametrize("utterance", ["大人だと", "土曜なら", "子供だったら"])
 def test_japanese_conditional_endings_are_follow_ups(utterance: str) -> None:
     assert analyze(utterance, JA_HISTORY, load_lexicon("ja"), P).kind == IMMEDIATE
 

@@ -197,9 +197,9 @@ def _clue_words(words: list[str], ends: tuple[str, ...], skip: tuple[str, ...] =
 
 
 def _clue_head(text: str, lex: Lexicon) -> str:
-    """The words beside the distant marker that name the topic ("about the cemetery thing from
-    before, is there any money" -> "about the cemetery"; さっきの画像の保存場所の話だけど… ->
-    の画像の保存場所): the rest of the utterance is the new question, not the clue. After the
+    """The words beside the distant marker that name the topic ("about the dinosaur thing from
+    before, is there a guided tour" -> "about the dinosaur"; さっきの恐竜の化石の話だけど… ->
+    の恐竜の化石): the rest of the utterance is the new question, not the clue. After the
     marker first; before it when nothing stands after."""
     markers = lex.distant_markers(text)
     if lex.word_boundaries:
@@ -211,7 +211,7 @@ def _clue_head(text: str, lex: Lexicon) -> str:
                     following = _clue_words(words[start + size:], lex.clue_ends)
                     if content_terms(" ".join(following)):
                         return " ".join(following)
-                    # "the cemetery thing from before": back past the topic noun
+                    # "the dinosaur thing from before": back past the topic noun
                     return " ".join(reversed(_clue_words(words[:start][::-1], lex.clue_ends,
                                                          lex.topic_nouns)))
         return ""
@@ -226,8 +226,8 @@ def _clue_head(text: str, lex: Lexicon) -> str:
 
 
 def distant_clue(text: str, lex: Lexicon) -> str | None:
-    """The words a distant reference gives to find its exchange ("the cemetery thing from
-    before" -> "cemetery"), or None when the utterance makes no distant reference. The words
+    """The words a distant reference gives to find its exchange ("the dinosaur thing from
+    before" -> "dinosaur"), or None when the utterance makes no distant reference. The words
     beside the marker when they name something, else every content word."""
     if not lex.distant_markers(text):
         return None
