@@ -8,6 +8,7 @@ import pytest
 
 from kiosk.dialogue.query import SearchQuery
 from kiosk.errors import SiteError, SiteIndexError
+from kiosk.retrieval.embedder import Vectors
 from kiosk.retrieval.index import SiteIndex, build_index
 from tests.fakes import HashingEmbedder
 
@@ -140,3 +141,41 @@ def test_links_survive_the_index_file(tmp_path: Path) -> None:
     loaded = SiteIndex.load(path)
     assert loaded.links("en/index.md") == index.links("en/index.md") == ("en/cafe.md",)
     assert loaded.links("en/parking.md") == ()
+
+
+def test_an_index_of_the_previous_format_is_read_and_its_vectors_reused(tmp_path: Path) -> None:
+    """Format 2 added links; a format 1 file still gives its vectors to the next build, so an
+    upgrade does not embed the whole site again."""
+    import io
+    import json
+
+    site = _site(tmp_path / "site")
+    (site / "en" / "index.md").write_text("# Museum\nSee the [cafe](cafe.md).", encoding="utf-8")
+    emb = HashingEmbedder()
+    path = tmp_path / "site.npz"
+    build_index(site, emb).save(path)
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(bytes(arrays["meta"]).decode())
+    meta["version"] = 1
+    for page in meta["pages"]:
+        del page["links"]
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    path.write_bytes(buf.getvalue())
+    old = SiteIndex.load(path)
+    assert old.links("en/index.md") == ()
+
+    class Counting(HashingEmbedder):
+        embedded = 0
+
+        def embed_passages(self, texts: list[str]) -> Vectors:
+            self.embedded += len(texts)
+            return super().embed_passages(texts)
+
+    counting = Counting()
+    rebuilt = build_index(site, counting, old)
+    assert counting.embedded == 0  # every vector came from the old file
+    assert np.allclose(rebuilt.vectors, old.vectors)
+    assert rebuilt.links("en/index.md") == ("en/cafe.md",)  # read from the site again

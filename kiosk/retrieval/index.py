@@ -30,6 +30,9 @@ from kiosk.text import normalize, query_weights, terms
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 2  # 2: pages keep the site's pages they link to
+# Files this version reads: a version 1 file has no links (the next build from the site adds
+# them) and its vectors are reused, so an upgrade does not embed the whole site again.
+READABLE_VERSIONS = (1, 2)
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
 
 
@@ -324,10 +327,11 @@ class SiteIndex:
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta: dict[str, Any] = json.loads(bytes(data["meta"]).decode())
-                if meta.get("version") != FORMAT_VERSION:
+                if meta.get("version") not in READABLE_VERSIONS:
                     raise SiteIndexError(
                         f"site index {path} has format {meta.get('version')}, "
-                        f"this version reads {FORMAT_VERSION}", "rebuild it with kiosk index")
+                        f"this version reads {', '.join(map(str, READABLE_VERSIONS))}",
+                        "rebuild it with kiosk index")
                 lexical = LexicalIndex(
                     vocab={t: i for i, t in enumerate(meta["vocab"])},
                     indptr=data["indptr"], post_chunk=data["post_chunk"],
