@@ -52,7 +52,7 @@ def test_a_follow_up_reaches_the_page_its_anchor_links_to(tmp_path: Path) -> Non
 def test_the_page_on_screen_keeps_part_of_its_bonus_without_the_words(tmp_path: Path) -> None:
     """'can i do that online' while the renewal page is on screen: the page lacks the word,
     yet the visitor is looking at it, so it keeps part of its bonus (seen_floor); the page
-    of the last answer, not on screen, gets none without the words."""
+    of the last answer, not on screen, is weighed by its words alone."""
     brain = _brain(tmp_path)
     turn = brain.respond(_after_applying(), "can i do that online", "renewal.md", "en")
     seen = {a.page_id: a.seen for a in turn.resolution.anchors}
