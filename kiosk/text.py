@@ -285,20 +285,15 @@ def strip_function_phrases(text: str) -> str:
     return " ".join(w for w, k in zip(words, keep, strict=True) if k)
 
 
+def _word_grams(word: str) -> frozenset[str]:
+    """A term's character 2-grams; a term of one or two characters is its own."""
+    return frozenset(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+
+
 @lru_cache(maxsize=1024)
 def bigrams(text: str) -> frozenset[str]:
     """Character 2-grams of the content of a text, for overlap between utterances and exchanges."""
-    grams: set[str] = set()
-    for term in content_terms(text):
-        if len(term) == 2 and _CJK_RE.match(term):
-            grams.add(term)
-        else:
-            grams.update(term[i : i + 2] for i in range(max(1, len(term) - 1)))
-    return frozenset(grams)
-
-
-def _word_grams(word: str) -> frozenset[str]:
-    return frozenset(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+    return frozenset().union(*(_word_grams(term) for term in content_terms(text)))
 
 
 def word_overlap(clue: str, target: str, min_dice: float = 0.6) -> float:

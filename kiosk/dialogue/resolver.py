@@ -369,7 +369,7 @@ def _answered(history: History) -> int | None:
 
 
 def _anchors(*found: tuple[str | None, float, str],
-             screen: str | None = None) -> tuple[Anchor, ...]:
+             screen: str | None) -> tuple[Anchor, ...]:
     """(page, bonus, said) without empty pages or bonuses; a page named twice keeps the larger
     bonus; the page on screen is marked seen."""
     out: dict[str, Anchor] = {}
