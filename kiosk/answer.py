@@ -56,6 +56,11 @@ class AnswerParams:
     # the site. Set on the demo's off-topic questions against the page turns of all six sets
     # (0.28 starts refusing real questions; see README).
     scope_page_below: float = 0.25
+    # ... and under this it is declined however its best chunk stands out: a peak speaks for
+    # a long story around a real question (CAsT's openings score 0.19-0.27), not for a
+    # question almost none of whose words or meaning the site holds (page questions that
+    # stand alone score 0.15 and up on all six sets; "who won the football game" 0.07).
+    scope_page_floor: float = 0.10
 
 
 @dataclass(frozen=True)
@@ -331,6 +336,8 @@ def out_of_scope(evidence: Evidence | None, text: str, lex: Lexicon,
     retrieval evidence that nothing on the site is about it: the best page of a question that
     stands alone scores low, or its best chunk is weak in every way."""
     if lex.find(text, lex.refuse):
+        return True
+    if best_page is not None and best_page < params.scope_page_floor:
         return True
     if evidence is None or evidence.peak >= params.scope_peak_below:
         # Its best chunk stands out from the site: something here is about it, however its

@@ -19,6 +19,7 @@ from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import (
     ELLIPSIS,
+    IMMEDIATE,
     INDEPENDENT,
     PAGE,
     REPEAT,
@@ -80,6 +81,15 @@ class TurnResult:
             # A reply given from outside (evaluation's reference) is taken as sure.
             weak=self.reply.weak if reply_text is None else False,
         )
+
+
+def _after_unanswered(history: History) -> bool:
+    """Whether the last exchange about the venue (not a greeting or thanks) answered from no
+    page: a question the site did not cover, or one not understood."""
+    for ex in reversed(history):
+        if ex.act is None:
+            return ex.page_id is None
+    return False
 
 
 def confidence(hits: list[PageHit]) -> tuple[float, float]:
@@ -161,19 +171,25 @@ class Brain:
         out: npt.NDArray[np.float32] = np.clip(coverage / best, 0.0, 1.0).astype(np.float32)
         return out
 
-    def _declines(self, analysis: Analysis, resolution: Resolution, lang: str, lex: Lexicon,
+    def _declines(self, history: History, analysis: Analysis, resolution: Resolution,
+                  lang: str, lex: Lexicon,
                   bare: tuple[Scores, list[PageHit]] | None) -> bool:
         """Whether a question is one no page answers, by the bare search's evidence. Only a
         question that carries its own words and points at nothing said before can tell:
         "how much is it" leans on the last exchange, a distant reference or a rejection names
-        the conversation itself."""
-        if (resolution.kind not in (INDEPENDENT, ELLIPSIS) or analysis.rejection
-                or not analysis.has_own_content):
+        the conversation itself. A follow-up to a question the site did not answer ("will it
+        rain this afternoon" after the weather) leans on nothing here: it stands alone.
+        Requests never answered (`[answer] refuse`) are declined whatever they point at."""
+        if lex.find(analysis.text, lex.refuse):
+            return True
+        orphan = resolution.kind in (IMMEDIATE, ELLIPSIS) and _after_unanswered(history)
+        if ((resolution.kind not in (INDEPENDENT, ELLIPSIS) and not orphan)
+                or analysis.rejection or not analysis.has_own_content):
             return False
         scores, hits = bare or self._bare(analysis.utterance, lang)
         # The best page's score speaks for a question that stands alone and points at nothing
         # (an ellipsis scores low by nature; "this" may mean the page on screen).
-        alone = resolution.kind == INDEPENDENT and not resolution.anchors
+        alone = orphan or (resolution.kind == INDEPENDENT and not resolution.anchors)
         best = (hits[0].score if hits else 0.0) if alone else None
         return out_of_scope(scores.evidence, analysis.text, lex, self.params.answer, best)
 
@@ -253,6 +269,7 @@ class Brain:
             bare_conf = confidence(bare[1])
         resolution = decide(analysis, history, self.params.resolver, bare_conf, screen_page)
         hits: list[PageHit]
+        declined = False
         if resolution.kind == REPEAT:
             said = history[resolution.context_from[0]] if resolution.context_from else None
             info = self.index.page(said.page_id) if said and said.page_id else None
@@ -265,7 +282,7 @@ class Brain:
             hits = [PageHit(overview[0].page_id, 1.0, overview[0].first_chunk)] if overview else []
         elif resolution.query is None:
             hits = []
-        elif self._declines(analysis, resolution, lang, lex,
+        elif declined := self._declines(history, analysis, resolution, lang, lex,
                             bare := bare or self._bare_if_alone(analysis, resolution, lang)):
             hits = []  # nothing on the site is about it: said so below
         elif (bare is not None and not resolution.anchors
@@ -275,8 +292,8 @@ class Brain:
             if bare is None and resolution.pool:
                 bare = self._bare(analysis.utterance, lang)
             hits = self._ranked(resolution.query, lang, resolution, bare)
-        if resolution.kind in (INDEPENDENT, ELLIPSIS) and not hits and \
-                resolution.query is not None:
+        if declined or (resolution.kind in (INDEPENDENT, ELLIPSIS) and not hits
+                        and resolution.query is not None):
             reply = decline(self.index, lex)
         else:
             reply = compose(resolution, hits, self.index, history, screen_page, lex,

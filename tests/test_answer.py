@@ -107,6 +107,35 @@ def test_a_declined_question_is_no_context_for_the_next(tmp_path: Path) -> None:
     assert second.resolution.kind != "ellipsis"
 
 
+def test_a_follow_up_to_a_declined_question_is_judged_on_its_own_words(
+        tmp_path: Path) -> None:
+    """"will it rain this afternoon" after the weather was declined leans on nothing the site
+    has: it is declined too. After an answer from a page, the same shape leans on that page."""
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry every day.",
+                                      encoding="utf-8")
+    brain = _brain(tmp_path)
+    weather = brain.respond((), "what is the weather going to be like tomorrow", lang="en")
+    assert weather.ranking == [] and weather.reply.repair
+    rain = brain.respond((weather.exchange(),), "will it rain this afternoon", lang="en")
+    assert rain.resolution.kind == "immediate"
+    assert rain.reply.page_id is None and rain.reply.repair
+    cafe = brain.respond((), "what does the cafe serve", lang="en")
+    assert cafe.reply.page_id == "cafe.md"
+    busy = brain.respond((cafe.exchange(),), "is it busy this afternoon", lang="en")
+    assert busy.resolution.kind == "immediate" and busy.reply.page_id == "cafe.md"
+
+
+def test_a_request_never_answered_is_declined_as_a_follow_up_too(tmp_path: Path) -> None:
+    (tmp_path / "shop.md").write_text("# Shop\nThe shop has a safe for valuables at the desk.",
+                                      encoding="utf-8")
+    brain = _brain(tmp_path)
+    safe = brain.respond((), "where is the safe for valuables", lang="en")
+    assert safe.reply.page_id == "shop.md"
+    crack = brain.respond((safe.exchange(),), "how do i break into it", lang="en")
+    assert crack.resolution.kind == "immediate"
+    assert crack.reply.page_id is None and crack.reply.repair
+
+
 def test_the_sentence_comes_from_the_chunk_the_search_found(tmp_path: Path) -> None:
     """When the visitor's words do not tell the sentences apart (a paraphrase shares none of
     them), the chunk the search ranked best, by the whole query and by meaning, picks the part
