@@ -263,6 +263,20 @@ def test_this_plus_a_noun_points_at_the_page_on_screen(lang: str, utterance: str
     assert "x/screen.md" not in _bonus(decide(a, history, P, (0.6, 0.5), None).anchors)
 
 
+@pytest.mark.parametrize(("lang", "utterance"), [
+    ("en", "what is this for"),
+    ("ja", "これって何に使うの"),
+])
+def test_this_alone_with_a_page_on_screen_is_that_page(lang: str, utterance: str) -> None:
+    """"this" with no topic of its own and no follow-up shape is what the visitor looks at;
+    without a page on screen it is searched as it stands."""
+    a = analyze(utterance, (), load_lexicon(lang), P)
+    assert a.proximal and not a.has_own_content and a.kind == INDEPENDENT
+    r = decide(a, (), P, screen_page="x/screen.md")
+    assert r.kind == PAGE and r.query is None
+    assert decide(a, (), P, screen_page=None).kind == INDEPENDENT
+
+
 def test_here_with_a_topic_is_a_search_not_a_page_summary() -> None:
     a = analyze("is there something on here about parking", (), load_lexicon("en"), P)
     assert a.kind != PAGE

@@ -400,6 +400,9 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         # "what else is on this site" lists the site; a topic beside the site words is searched
         query = base if a.strength >= params.pool_min_strength else None
         return Resolution(a.lang, None, a.kind, a.detail, query)
+    if (a.kind == INDEPENDENT and a.proximal and not a.has_own_content and not a.rejection
+            and screen_page is not None):
+        return Resolution(a.lang, None, PAGE, a.detail, None)
     # "this" / "here" with a page on screen: the screen is the first candidate.
     screen_anchor = (screen_page, params.anchor_screen if a.proximal else 0.0, "")
     prev = _previous_usable(history)
