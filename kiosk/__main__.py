@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from kiosk.malloc import limit_arenas
+
+limit_arenas()  # before any import starts a thread (see kiosk.malloc)
+
 import argparse
 import json
 import logging

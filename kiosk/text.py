@@ -334,7 +334,7 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-_CLAUSE_END = re.compile(r"(?<=[,;:])\s+|(?<=、)")  # not inside 1,500 or 11:30
+_CLAUSE_END = re.compile(r"(?<=[,;:])\s+(?!\d)|(?<=、)")  # not in 1,500, 11:30, May 16, 2003
 FIRST_PIECE_CHARS = {"en": 48, "ja": 20}  # a longer first sentence is spoken clause first
 
 
@@ -374,6 +374,36 @@ def lead_split(piece: str, boundaries: Iterable[int], lang: str) -> tuple[str, s
         if len(lead) >= shortest and len(rest) >= shortest:
             return lead, rest
     return None
+
+
+def split_long(piece: str, max_chars: int, boundaries: Iterable[int]) -> list[str]:
+    """A piece cut into parts of at most `max_chars`: at a clause end (a comma: a pause
+    anyway), else at a phrase boundary (a character offset), else between words; each cut
+    as late as the limit allows. A part with no place to cut stays whole."""
+    parts: list[str] = []
+    rest = piece.strip()
+    phrase = sorted(set(boundaries))
+    offset = len(piece) - len(piece.lstrip())
+    while len(rest) > max_chars:
+        head = rest[:max_chars + 1]
+        least = max_chars // 4  # no stub of a word or two before or after the cut
+        cuts = [m.end() for m in _CLAUSE_END.finditer(head)]
+        cuts = [c for c in cuts if least <= c <= len(rest) - least]
+        if not cuts:
+            cuts = [b - offset for b in phrase if least <= b - offset <= len(head)
+                    and len(rest) - (b - offset) >= least]
+        if not cuts:
+            cuts = [m.start() for m in re.finditer(r"\s+", head)
+                    if least <= m.start() <= len(rest) - least]
+        if not cuts:
+            break
+        at = max(cuts)
+        parts.append(rest[:at].strip())
+        new_rest = rest[at:]
+        offset += at + len(new_rest) - len(new_rest.lstrip())
+        rest = new_rest.strip()
+    parts.append(rest)
+    return [p for p in parts if p]
 
 
 def word_boundaries_before(piece: str, openers: Iterable[str]) -> list[int]:

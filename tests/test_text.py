@@ -136,6 +136,47 @@ def test_a_long_first_piece_begins_with_a_lead_phrase() -> None:
     assert lead_split("入館料は大人1500円です。", [4], "ja") is None
 
 
+def test_a_long_piece_is_said_in_parts_cut_where_speech_pauses() -> None:
+    from kiosk.dialogue.lexicon import load_lexicon
+    from kiosk.text import split_long, word_boundaries_before
+
+    openers = load_lexicon("en").phrase_openers
+
+    def parts(text: str, limit: int) -> list[str]:
+        return split_long(text, limit, word_boundaries_before(text, openers))
+
+    clause = ("The planetarium shows the winter sky at eleven, "
+              "and the summer sky at two in the afternoon.")
+    assert parts(clause, 60) == ["The planetarium shows the winter sky at eleven,",
+                                 "and the summer sky at two in the afternoon."]
+    # no comma within reach: before a word that opens a phrase ("from"), else between words
+    assert parts("The museum is open every day of the week from ten o'clock sharp", 50) == [
+        "The museum is open every day of the week", "from ten o'clock sharp"]
+    assert parts("Visitors photograph everything everywhere always", 30) == [
+        "Visitors photograph everything", "everywhere always"]
+    long = " ".join(["word"] * 60)
+    assert all(len(p) <= 40 for p in parts(long, 40)) and " ".join(parts(long, 40)) == long
+    assert parts("Short.", 40) == ["Short."]
+    dated = "You can apply if you married on or after May 16, 2003 and lived together."
+    assert all("16, 2003" in p or "16" not in p for p in parts(dated, 50))  # a date stays
+    assert " ".join(parts(dated, 50)) == dated
+    assert parts("x" * 90, 40) == ["x" * 90]  # nowhere to cut: said whole
+
+
+def test_pieces_longer_than_the_limit_end_in_a_phrase_pause() -> None:
+    from kiosk.tts import PHRASE_SILENCE_MS, pieces_to_say
+
+    text = ("Thank you. Tickets are sold at the desk by the entrance, and members show their "
+            "card there.")
+    whole = pieces_to_say(text, False, "en", lambda piece: [])
+    assert [p for p, _ in whole] == ["Thank you.", "Tickets are sold at the desk by the "
+                                     "entrance, and members show their card there."]
+    cut = pieces_to_say(text, False, "en", lambda piece: [], max_chars=50)
+    assert cut == [("Thank you.", None),
+                   ("Tickets are sold at the desk by the entrance,", PHRASE_SILENCE_MS),
+                   ("and members show their card there.", None)]
+
+
 def test_word_overlap_matches_words_not_letters_inside_them() -> None:
     from kiosk.text import word_overlap
 

@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 
 from kiosk.audio.format import RATE_HZ, Samples
-from kiosk.text import lead_split, spoken_pieces
+from kiosk.text import lead_split, split_long, spoken_pieces
 
 
 @dataclass(frozen=True)
@@ -49,16 +49,26 @@ def trimmed(samples: Samples, *, trail_ms: int | None = None) -> Samples:
 
 
 def pieces_to_say(text: str, lead: bool, lang: str,
-                  boundaries: Callable[[str], Iterable[int]]) -> list[tuple[str, int | None]]:
+                  boundaries: Callable[[str], Iterable[int]],
+                  max_chars: int | None = None) -> list[tuple[str, int | None]]:
     """The pieces a synthesizer says, each with the silence its end may keep (None: as the
     engine makes it): sentence by sentence (`spoken_pieces`), and with `lead` a long first
     piece split at the first of its phrase `boundaries` that `lead_split` accepts, its lead
-    phrase ending in a phrase pause (PHRASE_SILENCE_MS)."""
+    phrase ending in a phrase pause (PHRASE_SILENCE_MS). With `max_chars`, a piece longer
+    than that is said in parts (`split_long`), each ending in a phrase pause: an engine's
+    working memory grows with the length of what it says at once."""
     pieces = spoken_pieces(text)
     split = lead_split(pieces[0], boundaries(pieces[0]), lang) if lead and pieces else None
-    if split is None:
-        return [(piece, None) for piece in pieces]
-    return [(split[0], PHRASE_SILENCE_MS), (split[1], None), *((p, None) for p in pieces[1:])]
+    said: list[tuple[str, int | None]] = [(piece, None) for piece in pieces]
+    if split is not None:
+        said[:1] = [(split[0], PHRASE_SILENCE_MS), (split[1], None)]
+    if max_chars is None:
+        return said
+    out: list[tuple[str, int | None]] = []
+    for piece, trail_ms in said:
+        parts = split_long(piece, max_chars, boundaries(piece))
+        out += [(part, PHRASE_SILENCE_MS) for part in parts[:-1]] + [(parts[-1], trail_ms)]
+    return out
 
 
 def spoken(voice: Synthesizer, text: str) -> Samples:

@@ -15,9 +15,12 @@ from kiosk.models import ModelEntry, model_path
 from kiosk.text import word_boundaries_before
 from kiosk.tts import Speech, pieces_to_say, trimmed
 
-WARM_UP_TEXT = ("The museum is open every day from nine in the morning until five in the "
-                "evening, and on Fridays and Saturdays until eight, except on the second "
-                "Tuesday of each month, when the halls are closed for maintenance and cleaning.")
+# piper's working memory grows with what it says at once (~1 MB a character of a sentence:
+# 313 MB for 200 characters, 182 for 80), and its arena keeps the largest: longer sentences
+# are said in parts of at most this many characters.
+MAX_PIECE_CHARS = 80
+# One piece of about the longest length, said at load: the arena is grown once, here.
+WARM_UP_TEXT = "The museum is open every day from nine in the morning until five at night."
 
 
 class PiperSynthesizer:
@@ -35,7 +38,8 @@ class PiperSynthesizer:
         # Every sentence has its own length. onnxruntime's memory patterns are kept per input
         # shape, so they piled up sentence after sentence (+120 MB in an hour of soak): off.
         # Its arena stays (30 ms faster to the first sample than plain allocations) and is
-        # grown once, here, by a long sentence, so visitors' replies rarely grow it further.
+        # grown once, here, by a piece of the longest length said (MAX_PIECE_CHARS), so
+        # visitors' replies do not grow it further.
         # The session is made here, once: PiperVoice.load would make one of its own first
         # (replacing it left ~90 MB of heap behind).
         import onnxruntime as ort
@@ -68,7 +72,8 @@ class PiperSynthesizer:
         # shown while it plays), which piper's chunks do not
         openers = load_lexicon("en").phrase_openers
         for sentence, trail_ms in pieces_to_say(
-                text, lead, "en", lambda piece: word_boundaries_before(piece, openers)):
+                text, lead, "en", lambda piece: word_boundaries_before(piece, openers),
+                MAX_PIECE_CHARS):
             for chunk in self._voice.synthesize(sentence, syn_config=self._config):
                 samples = np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16)
                 audio = resample(samples, chunk.sample_rate)
