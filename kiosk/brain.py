@@ -218,6 +218,19 @@ class Brain:
                     out[target] = max(out.get(target, 0.0), anchor.bonus * share)
         return out
 
+    def _without_said(self, scores: Scores, query: SearchQuery,
+                      anchors: list[Anchor]) -> Scores:
+        """Scores with pages the conversation has already said (nearly) whole shrunk: the
+        replies riding in the query, and what was said from each anchor."""
+        said = {seg.text for seg in query.segments if seg.role == "reply"}
+        said |= {a.said for a in anchors if a.said}
+        floor = self.params.resolver.said_left
+        if not said or floor <= 0:
+            return scores
+        left = np.minimum.reduce([self.index.unsaid_all(text) for text in said])
+        page = scores.page * np.minimum(1.0, left / floor)
+        return Scores(page.astype(np.float32), scores.chunk, scores.evidence)
+
     def _ranked(self, query: SearchQuery, lang: str, resolution: Resolution,
                 bare: tuple[Scores, list[PageHit]] | None) -> list[PageHit]:
         """The context query's ranking; anchors gain their bonus. With a pool, only the bare
@@ -242,6 +255,7 @@ class Brain:
                 page[pos] += (anchor.bonus * fit(pos, anchor.seen)
                               * self.index.unsaid(anchor.page_id, anchor.said))
             scores = Scores(page, scores.chunk, scores.evidence)
+        scores = self._without_said(scores, query, anchors)
         if not resolution.pool or bare is None:
             hits = self.index.rank(scores, self.params.top_pages + 1)
             if resolution.avoid_page is not None:

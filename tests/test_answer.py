@@ -136,6 +136,30 @@ def test_a_request_never_answered_is_declined_as_a_follow_up_too(tmp_path: Path)
     assert crack.reply.page_id is None and crack.reply.repair
 
 
+def test_a_page_said_whole_gives_way_to_a_follow_up(tmp_path: Path) -> None:
+    """The reply said everything a short page holds: "what else about it" goes on to a page
+    with something left to say, though the context (that reply) matches the first page
+    best. With the rule off, the same follow-up returns to the page already said."""
+    from dataclasses import replace
+
+    (tmp_path / "built.md").write_text(
+        "# Harbor lighthouse\nThe harbor lighthouse was built in 1890 by the harbor board.",
+        encoding="utf-8")
+    (tmp_path / "tours.md").write_text(
+        "# Lighthouse tours\nGuided tours climb the harbor lighthouse on Saturdays at ten. "
+        "Children under six cannot climb the stairs.", encoding="utf-8")
+    brain = _brain(tmp_path)
+    first = brain.respond((), "when was the harbor lighthouse built", lang="en")
+    assert first.reply.page_id == "built.md"
+    said = first.exchange("The harbor lighthouse was built in 1890 by the harbor board.")
+    follow = brain.respond((said,), "what else can you tell me about it", lang="en")
+    assert follow.resolution.kind == "immediate" and follow.ranking[0] == "tours.md"
+    off = replace(brain.params, resolver=replace(brain.params.resolver, said_left=0.0))
+    again = Brain(brain.index, brain.embedder, off).respond(
+        (said,), "what else can you tell me about it", lang="en")
+    assert again.ranking[0] == "built.md"
+
+
 def test_the_sentence_comes_from_the_chunk_the_search_found(tmp_path: Path) -> None:
     """When the visitor's words do not tell the sentences apart (a paraphrase shares none of
     them), the chunk the search ranked best, by the whole query and by meaning, picks the part

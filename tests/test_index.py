@@ -116,6 +116,18 @@ def test_coverage_is_the_share_of_the_words_a_page_holds(tmp_path: Path) -> None
     assert not index.coverage("the and of").any()
 
 
+def test_what_a_reply_leaves_unsaid_of_each_page(tmp_path: Path) -> None:
+    index = build_index(_site(tmp_path / "site"), HashingEmbedder())
+    said = "The cafe serves curry and ice cream."
+    left = index.unsaid_all(said)
+    assert left[index.position("en/cafe.md")] == pytest.approx(0.0)  # said whole
+    assert left[index.position("en/parking.md")] == pytest.approx(1.0)  # nothing of it
+    for page in index.pages:  # the same as asking page by page
+        assert left[index.position(page.page_id)] == pytest.approx(
+            index.unsaid(page.page_id, said))
+    assert index.unsaid_all("").min() == pytest.approx(1.0)
+
+
 def test_landing_page_with_its_text_in_front_matter_is_the_site_listing(tmp_path: Path) -> None:
     """A landing page whose prose is all front matter (a static site's layout renders it) is
     in the site's language and answers "what else is here", before a section's index."""

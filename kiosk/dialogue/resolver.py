@@ -94,6 +94,10 @@ class ResolverParams:
     anchor_link_share: float = 0.5
     # An anchor whose page was a weak answer (it scored low) counts this much of its bonus.
     weak_anchor: float = 0.5
+    # A page whose words a reply of the conversation already said, all but this share of its
+    # distinct terms, has nothing left to tell a follow-up: its score shrinks in proportion
+    # (a short page said whole; on CAsT the previous passage, which the context pulls first).
+    said_left: float = 0.2
 
 
 @dataclass(frozen=True)

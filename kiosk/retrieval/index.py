@@ -248,6 +248,17 @@ class SiteIndex:
             held += at < len(pages) and int(pages[at]) == pos
         return 1.0 - held / size
 
+    def unsaid_all(self, said: str) -> npt.NDArray[np.float32]:
+        """`unsaid` for every page at once: per page, the share of its distinct terms that
+        `said` does not hold."""
+        found = [self.page_lexical.postings(term)[0] for term in set(terms(said))]
+        held = (np.bincount(np.concatenate(found), minlength=len(self.pages)) if found
+                else np.zeros(len(self.pages), dtype=np.int64))
+        size = np.maximum(self._page_vocabulary, 1)
+        out: npt.NDArray[np.float32] = np.where(self._page_vocabulary > 0, 1.0 - held / size,
+                                                0.0).astype(np.float32)
+        return out
+
     def page_lexical_scores(self, query: SearchQuery) -> npt.NDArray[np.float32]:
         """Whole-page BM25 scaled by the best possible score (0..1)."""
         lex, upper = self.page_lexical.score(self.search_terms(query))
