@@ -242,17 +242,18 @@ class Brain:
             page = scores.page.copy()
             held = self._words_held(query.segments[0].text, scores)
 
-            def fit(pos: int, seen: bool = False) -> float:
+            def fit(pos: int, floor: float = 0.0) -> float:
                 share = 1.0 if held is None else float(held[pos])
-                floor = self.params.resolver.seen_floor if seen else 0.0
                 return floor + (1.0 - floor) * share
 
             for target, bonus in self._linked(anchors).items():
                 pos = self.index.position(target)
                 page[pos] += bonus * fit(pos)
+            params = self.params.resolver
             for anchor in anchors:
                 pos = self.index.position(anchor.page_id)
-                page[pos] += (anchor.bonus * fit(pos, anchor.seen)
+                floor = params.seen_floor if anchor.seen else params.anchor_floor
+                page[pos] += (anchor.bonus * fit(pos, floor)
                               * self.index.unsaid(anchor.page_id, anchor.said))
             scores = Scores(page, scores.chunk, scores.evidence)
         scores = self._without_said(scores, query, anchors)

@@ -24,11 +24,11 @@ PAGES = {
 
 
 def _brain(tmp_path: Path, *, anchor_link_share: float = 0.5,
-           seen_floor: float = 0.5) -> Brain:
+           seen_floor: float = 0.5, anchor_floor: float = 0.5) -> Brain:
     for name, text in PAGES.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     params = BrainParams(resolver=replace(ResolverParams(), anchor_link_share=anchor_link_share,
-                                          seen_floor=seen_floor))
+                                          seen_floor=seen_floor, anchor_floor=anchor_floor))
     return Brain(build_index(tmp_path, HashingEmbedder()), HashingEmbedder(), params)
 
 
@@ -52,7 +52,7 @@ def test_a_follow_up_reaches_the_page_its_anchor_links_to(tmp_path: Path) -> Non
 def test_the_page_on_screen_keeps_part_of_its_bonus_without_the_words(tmp_path: Path) -> None:
     """'can i do that online' while the renewal page is on screen: the page lacks the word,
     yet the visitor is looking at it, so it keeps part of its bonus (seen_floor); the page
-    of the last answer, not on screen, is weighed by its words alone."""
+    of the last answer, not on screen, keeps its own floor (anchor_floor)."""
     brain = _brain(tmp_path)
     turn = brain.respond(_after_applying(), "can i do that online", "renewal.md", "en")
     seen = {a.page_id: a.seen for a in turn.resolution.anchors}
@@ -63,3 +63,15 @@ def test_the_page_on_screen_keeps_part_of_its_bonus_without_the_words(tmp_path: 
     floor_score = {h.page_id: h.score for h in floor.hits}
     assert score["renewal.md"] > floor_score["renewal.md"]
     assert score["apply.md"] == floor_score["apply.md"]
+
+
+def test_the_page_pointed_at_keeps_part_of_its_bonus_without_the_words(tmp_path: Path) -> None:
+    """'can i pay for that by card' after the apply page, nothing on screen: the page holds
+    none of "pay" or "card", yet the follow-up points at it, so it keeps part of its bonus."""
+    turn = _brain(tmp_path).respond(_after_applying(), "can i pay for that by card", None, "en")
+    bare = _brain(tmp_path, anchor_floor=0.0).respond(
+        _after_applying(), "can i pay for that by card", None, "en")
+    assert turn.resolution.kind == "immediate"
+    score = {h.page_id: h.score for h in turn.hits}
+    bare_score = {h.page_id: h.score for h in bare.hits}
+    assert score["apply.md"] > bare_score["apply.md"]
