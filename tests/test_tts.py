@@ -25,6 +25,21 @@ def test_piper_speaks_english_sentence_by_sentence(models_dir: Path) -> None:
     assert 2.0 < seconds < 6.0
 
 
+def test_piper_says_a_phoneme_heavy_piece_in_parts(models_dir: Path) -> None:
+    """A phone number is few characters and many phonemes: the piece holding it is cut where
+    speech pauses until each part is within MAX_PIECE_PHONEMES (piper's working memory grows
+    with them); every word is still said, in order."""
+    from kiosk.tts.piper import MAX_PIECE_PHONEMES
+
+    tts = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], models_dir)
+    text = "Book a tour by calling 0120-345-678 or 0120-987-654 on weekdays."
+    assert len(text) < 80 and tts.phonemes(text) > MAX_PIECE_PHONEMES
+    pieces = list(tts.synthesize(text, lead=True))
+    assert len(pieces) >= 2 and " ".join(p.text for p in pieces) == text
+    assert all(tts.phonemes(p.text) <= MAX_PIECE_PHONEMES for p in pieces)
+    assert [p.text for p in tts.synthesize("Tickets are 800 yen.")] == ["Tickets are 800 yen."]
+
+
 def test_open_jtalk_speaks_japanese_sentence_by_sentence() -> None:
     tts = OpenJTalkSynthesizer()
     pieces = list(tts.synthesize("こんにちは。プラネタリウムは3階です。"))

@@ -408,6 +408,8 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         # "what else is on this site" lists the site; a topic beside the site words is searched
         query = base if a.strength >= params.pool_min_strength else None
         return Resolution(a.lang, None, a.kind, a.detail, query)
+    # "what is this for" / これって何に使うの: "this" and nothing to search for but the page
+    # the visitor is looking at.
     if (a.kind == INDEPENDENT and a.proximal and not a.has_own_content and not a.rejection
             and screen_page is not None):
         return Resolution(a.lang, None, PAGE, a.detail, None)

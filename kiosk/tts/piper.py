@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -12,15 +12,18 @@ from kiosk.audio.format import resample
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.errors import ModelError
 from kiosk.models import ModelEntry, model_path
-from kiosk.text import word_boundaries_before
-from kiosk.tts import Speech, pieces_to_say, trimmed
+from kiosk.text import split_long, word_boundaries_before
+from kiosk.tts import PHRASE_SILENCE_MS, Speech, pieces_to_say, trimmed
 
-# piper's working memory grows with what it says at once (~1 MB a character of a sentence:
-# 313 MB for 200 characters, 182 for 80), and its arena keeps the largest: longer sentences
-# are said in parts of at most this many characters.
+# piper's working memory grows with what it says at once, in phonemes (a 200-character
+# sentence: 313 MB for the voice, 80 characters: 182 MB), and its arena keeps the largest.
+# Longer sentences are said in parts: at most this many characters, and this many phonemes
+# (a phone number is few characters and many phonemes: "1-877-222-VETS (1-877-222-8387)"
+# is 195, and grew the arena by 99 MB).
 MAX_PIECE_CHARS = 80
-# One piece of about the longest length, said at load: the arena is grown once, here.
-WARM_UP_TEXT = "The museum is open every day from nine in the morning until five at night."
+MAX_PIECE_PHONEMES = 120
+# One piece of nearly the most phonemes a piece has, said at load: the arena grows here.
+WARM_UP_TEXT = "Adults pay 1200 yen and students and seniors over 65 pay 800 yen."  # 116 phonemes
 
 
 class PiperSynthesizer:
@@ -37,9 +40,9 @@ class PiperSynthesizer:
                              "reinstall the voice: kiosk models install piper-joe-en --force")
         # Every sentence has its own length. onnxruntime's memory patterns are kept per input
         # shape, so they piled up sentence after sentence (+120 MB in an hour of soak): off.
-        # Its arena stays (30 ms faster to the first sample than plain allocations) and is
-        # grown once, here, by a piece of the longest length said (MAX_PIECE_CHARS), so
-        # visitors' replies do not grow it further.
+        # Its arena stays (30 ms faster to the first sample than plain allocations; without
+        # it the peak is higher) and is grown here by a piece of nearly the most phonemes a
+        # piece has; replies grow it ~45 MB more over the first hours (README, the soak).
         # The session is made here, once: PiperVoice.load would make one of its own first
         # (replacing it left ~90 MB of heap behind).
         import onnxruntime as ort
@@ -71,10 +74,38 @@ class PiperSynthesizer:
         # sentence by sentence ourselves: each piece then carries its own text (the caption
         # shown while it plays), which piper's chunks do not
         openers = load_lexicon("en").phrase_openers
-        for sentence, trail_ms in pieces_to_say(
-                text, lead, "en", lambda piece: word_boundaries_before(piece, openers),
-                MAX_PIECE_CHARS):
-            for chunk in self._voice.synthesize(sentence, syn_config=self._config):
-                samples = np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16)
-                audio = resample(samples, chunk.sample_rate)
-                yield Speech(sentence, trimmed(audio, trail_ms=trail_ms) if lead else audio)
+
+        def boundaries(piece: str) -> list[int]:
+            return word_boundaries_before(piece, openers)
+
+        for piece, piece_trail_ms in pieces_to_say(text, lead, "en", boundaries,
+                                                   MAX_PIECE_CHARS):
+            for sentence, trail_ms in self._within_phonemes(piece, piece_trail_ms, boundaries):
+                yield from self._said(sentence, trail_ms, lead)
+
+    def phonemes(self, text: str) -> int:
+        """How many phonemes piper makes of the text (what its working memory grows with)."""
+        return sum(len(p) for p in self._voice.phonemize(text))
+
+    def _within_phonemes(self, piece: str, trail_ms: int | None,
+                         boundaries: Callable[[str], list[int]]
+                         ) -> list[tuple[str, int | None]]:
+        """The piece, or its halves (cut where speech pauses, as `split_long` cuts) until
+        each has at most MAX_PIECE_PHONEMES; a part that cannot be cut stays whole."""
+        if self.phonemes(piece) <= MAX_PIECE_PHONEMES:
+            return [(piece, trail_ms)]
+        parts = split_long(piece, max(len(piece) // 2, 8), boundaries(piece))
+        if len(parts) < 2:
+            return [(piece, trail_ms)]
+        out: list[tuple[str, int | None]] = []
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            out += self._within_phonemes(part, trail_ms if last else PHRASE_SILENCE_MS,
+                                         boundaries)
+        return out
+
+    def _said(self, sentence: str, trail_ms: int | None, lead: bool) -> Iterator[Speech]:
+        for chunk in self._voice.synthesize(sentence, syn_config=self._config):
+            samples = np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16)
+            audio = resample(samples, chunk.sample_rate)
+            yield Speech(sentence, trimmed(audio, trail_ms=trail_ms) if lead else audio)
