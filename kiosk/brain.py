@@ -218,17 +218,13 @@ class Brain:
                     out[target] = max(out.get(target, 0.0), anchor.bonus * share)
         return out
 
-    def _without_said(self, scores: Scores, query: SearchQuery,
-                      anchors: list[Anchor]) -> Scores:
-        """Scores with pages the conversation has already said (nearly) whole shrunk: the
-        replies riding in the query, and what was said from each anchor."""
-        said = {seg.text for seg in query.segments if seg.role == "reply"}
-        said |= {a.said for a in anchors if a.said}
+    def _without_said(self, scores: Scores, left: list[npt.NDArray[np.float32]]) -> Scores:
+        """Scores with pages the conversation has already said (nearly) whole shrunk; `left`:
+        per reply, what it left unsaid of each page (`SiteIndex.unsaid`)."""
         floor = self.params.resolver.said_left
-        if not said or floor <= 0:
+        if not left or floor <= 0:
             return scores
-        left = np.minimum.reduce([self.index.unsaid_all(text) for text in said])
-        page = scores.page * np.minimum(1.0, left / floor)
+        page = scores.page * np.minimum(1.0, np.minimum.reduce(left) / floor)
         return Scores(page.astype(np.float32), scores.chunk, scores.evidence)
 
     def _ranked(self, query: SearchQuery, lang: str, resolution: Resolution,
@@ -238,6 +234,10 @@ class Brain:
         the rest follow in bare order."""
         scores = self.index.score(query, self.embedder, lang, self.params.rank)
         anchors = [a for a in resolution.anchors if self.index.page(a.page_id) is not None]
+        # What each reply in play (riding in the query, or said from an anchor) left unsaid
+        # of every page: computed once, for the anchors' bonus and for pages said whole.
+        said = {seg.text for seg in query.segments if seg.role == "reply"}
+        left = {text: self.index.unsaid(text) for text in said | {a.said for a in anchors}}
         if anchors:
             page = scores.page.copy()
             held = self._words_held(query.segments[0].text, scores)
@@ -253,10 +253,9 @@ class Brain:
             for anchor in anchors:
                 pos = self.index.position(anchor.page_id)
                 floor = params.seen_floor if anchor.seen else params.anchor_floor
-                page[pos] += (anchor.bonus * fit(pos, floor)
-                              * self.index.unsaid(anchor.page_id, anchor.said))
+                page[pos] += anchor.bonus * fit(pos, floor) * float(left[anchor.said][pos])
             scores = Scores(page, scores.chunk, scores.evidence)
-        scores = self._without_said(scores, query, anchors)
+        scores = self._without_said(scores, [v for text, v in left.items() if text])
         if not resolution.pool or bare is None:
             hits = self.index.rank(scores, self.params.top_pages + 1)
             if resolution.avoid_page is not None:

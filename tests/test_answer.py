@@ -96,11 +96,15 @@ def test_nothing_said_from_real_pages_is_a_link_label_address_or_fragment(site: 
         assert sentence.rstrip()[-1] in end, sentence
 
 
+def _cafe_brain(root: Path) -> Brain:
+    """A site of one page, about a cafe: anything else is off-topic."""
+    (root / "cafe.md").write_text("# Cafe\nThe cafe serves curry every day.", encoding="utf-8")
+    return _brain(root)
+
+
 def test_a_declined_question_is_no_context_for_the_next(tmp_path: Path) -> None:
     """After 'what is the weather' was declined, a short question has no topic to lean on."""
-    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry every day.",
-                                      encoding="utf-8")
-    brain = _brain(tmp_path)
+    brain = _cafe_brain(tmp_path)
     first = brain.respond((), "how do i build a bomb", lang="en")
     assert first.ranking == [] and first.reply.repair
     second = brain.respond((first.exchange(),), "and tomorrow", lang="en")
@@ -111,9 +115,7 @@ def test_a_follow_up_to_a_declined_question_is_judged_on_its_own_words(
         tmp_path: Path) -> None:
     """"will it rain this afternoon" after the weather was declined leans on nothing the site
     has: it is declined too. After an answer from a page, the same shape leans on that page."""
-    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry every day.",
-                                      encoding="utf-8")
-    brain = _brain(tmp_path)
+    brain = _cafe_brain(tmp_path)
     weather = brain.respond((), "what is the weather going to be like tomorrow", lang="en")
     assert weather.ranking == [] and weather.reply.repair
     rain = brain.respond((weather.exchange(),), "will it rain this afternoon", lang="en")

@@ -234,23 +234,10 @@ class SiteIndex:
         """Per page, how many distinct terms it has."""
         return np.bincount(self.page_lexical.post_chunk, minlength=len(self.pages))
 
-    def unsaid(self, page_id: str, said: str) -> float:
-        """Share (0..1) of the page's distinct terms that `said` does not hold: what the page
-        has left to tell after a reply took that much from it."""
-        pos = self._page_pos[page_id]
-        size = int(self._page_vocabulary[pos])
-        if size == 0:
-            return 0.0
-        held = 0
-        for term in set(terms(said)):
-            pages = self.page_lexical.postings(term)[0]
-            at = int(np.searchsorted(pages, pos))  # a term's pages are in ascending order
-            held += at < len(pages) and int(pages[at]) == pos
-        return 1.0 - held / size
-
-    def unsaid_all(self, said: str) -> npt.NDArray[np.float32]:
-        """`unsaid` for every page at once: per page, the share of its distinct terms that
-        `said` does not hold."""
+    def unsaid(self, said: str) -> npt.NDArray[np.float32]:
+        """Per page, the share (0..1) of its distinct terms that `said` does not hold: what
+        the page has left to tell after a reply took that much from it (0 for a page with no
+        terms)."""
         found = [self.page_lexical.postings(term)[0] for term in set(terms(said))]
         held = (np.bincount(np.concatenate(found), minlength=len(self.pages)) if found
                 else np.zeros(len(self.pages), dtype=np.int64))

@@ -66,9 +66,14 @@ def pieces_to_say(text: str, lead: bool, lang: str,
         return said
     out: list[tuple[str, int | None]] = []
     for piece, trail_ms in said:
-        parts = split_long(piece, max_chars, boundaries(piece))
-        out += [(part, PHRASE_SILENCE_MS) for part in parts[:-1]] + [(parts[-1], trail_ms)]
+        out += in_parts(split_long(piece, max_chars, boundaries(piece)), trail_ms)
     return out
+
+
+def in_parts(parts: list[str], trail_ms: int | None) -> list[tuple[str, int | None]]:
+    """The parts one piece is said in: each but the last ends in a phrase pause, the last as
+    the whole piece would have."""
+    return [(part, PHRASE_SILENCE_MS) for part in parts[:-1]] + [(parts[-1], trail_ms)]
 
 
 def spoken(voice: Synthesizer, text: str) -> Samples:

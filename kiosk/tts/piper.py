@@ -13,7 +13,7 @@ from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.errors import ModelError
 from kiosk.models import ModelEntry, model_path
 from kiosk.text import split_long, word_boundaries_before
-from kiosk.tts import PHRASE_SILENCE_MS, Speech, pieces_to_say, trimmed
+from kiosk.tts import Speech, in_parts, pieces_to_say, trimmed
 
 # piper's working memory grows with what it says at once, in phonemes (a 200-character
 # sentence: 313 MB for the voice, 80 characters: 182 MB), and its arena keeps the largest.
@@ -98,10 +98,8 @@ class PiperSynthesizer:
         if len(parts) < 2:
             return [(piece, trail_ms)]
         out: list[tuple[str, int | None]] = []
-        for i, part in enumerate(parts):
-            last = i == len(parts) - 1
-            out += self._within_phonemes(part, trail_ms if last else PHRASE_SILENCE_MS,
-                                         boundaries)
+        for part, part_trail_ms in in_parts(parts, trail_ms):
+            out += self._within_phonemes(part, part_trail_ms, boundaries)
         return out
 
     def _said(self, sentence: str, trail_ms: int | None, lead: bool) -> Iterator[Speech]:
