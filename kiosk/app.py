@@ -201,7 +201,8 @@ class VoiceLoop:
                                                       self.segmenter.heard_so_far())
                         words = (await loop.run_in_executor(self._asr_exec, spec.speculation)
                                  if spec is not None else "")
-                        self.segmenter.decide(pause_verdict(await melody, words))
+                        self.segmenter.decide(await loop.run_in_executor(
+                            self._turn_exec, pause_verdict, await melody, words))
                 elif isinstance(event, Utterance):
                     listening = speculating = False
                     if self.hearing.is_echo():

@@ -390,14 +390,17 @@ def install(
     return target
 
 
-def cpu_session(model: Path, what: str, name: str, *, threads: int = 1) -> Any:
+def cpu_session(model: Path, what: str, name: str, *, threads: int = 1,
+                mem_pattern: bool = True) -> Any:
     """An onnxruntime session of a small model on the CPU (`threads` for its operators), or a
-    ModelError naming it (`what`) and the command that reinstalls manifest entry `name`."""
+    ModelError naming it (`what`) and the command that reinstalls manifest entry `name`.
+    `mem_pattern`: onnxruntime plans one block for all of a run's tensors and keeps it."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    options.enable_mem_pattern = mem_pattern
     try:
         return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's own errors

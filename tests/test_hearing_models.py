@@ -11,7 +11,7 @@ import pytest
 from kiosk.asr.whisper import WhisperModel, WhisperRecognizer, collapse_repeats
 from kiosk.audio.format import RATE_HZ
 from kiosk.audio.logmel import log_mel, mel_filters
-from kiosk.audio.turn import SmartTurn, pause_verdict, turn_features
+from kiosk.audio.turn import SmartTurn, last_word_classes, pause_verdict, turn_features
 from kiosk.bench.voice import char_errors, word_errors
 from kiosk.config import Config
 from kiosk.dialogue.lexicon import load_lexicon
@@ -158,3 +158,14 @@ def test_a_japanese_sentence_final_form_ends_the_turn() -> None:
     assert not ja.sounds_finished("駐車場は") and not load_lexicon("en").sounds_finished("is it?")
     assert pause_verdict(0.1, "カフェはありますか?") == 1.0
     assert pause_verdict(0.1, "カフェは") == 0.1
+
+
+def test_a_japanese_word_a_noun_must_follow_holds_the_turn_open() -> None:
+    # Open JTalk's analysis: the adnominal どんな and the genitive の wait for their noun; the
+    # sentence-final の of a question (書いてあるの) and から (何時から) do not
+    assert last_word_classes("ほかにはどんな", "ja")[0] == "連体詞"
+    assert pause_verdict(0.9, "ほかにはどんな") == 0.0
+    assert pause_verdict(0.9, "さっきの。") == 0.0 and pause_verdict(0.9, "展示室の") == 0.0
+    assert pause_verdict(0.9, "ここに何が書いてあるの?") == 0.9
+    assert pause_verdict(0.9, "何時から") == 0.9
+    assert last_word_classes("Which one", "en") == ()

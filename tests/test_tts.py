@@ -9,7 +9,7 @@ import pytest
 
 from kiosk.audio.format import RATE_HZ, level_dbfs
 from kiosk.models import load_manifest
-from kiosk.tts.openjtalk import OpenJTalkSynthesizer
+from kiosk.tts.openjtalk import OpenJTalkSynthesizer, small_sudachi
 from kiosk.tts.piper import PiperSynthesizer
 
 pytestmark = pytest.mark.slow
@@ -46,6 +46,16 @@ def test_open_jtalk_speaks_japanese_sentence_by_sentence() -> None:
     assert [p.text for p in pieces] == ["こんにちは。", "プラネタリウムは3階です。"]
     assert all(level_dbfs(p.samples) > -40 for p in pieces)
     assert 1.5 < sum(len(p.samples) for p in pieces) / RATE_HZ < 6.0
+
+
+def test_open_jtalk_reads_homographs_with_sudachis_small_dictionary() -> None:
+    import pyopenjtalk
+
+    OpenJTalkSynthesizer()
+    assert small_sudachi()  # the small dictionary is what reads, not core
+    # Open JTalk alone reads 方 after a verb as ホー and 値 as ネ; Sudachi's readings fix them
+    assert "アルカタ" in pyopenjtalk.g2p("車いすのある方はお申し出ください。", kana=True)
+    assert "アタイ" in pyopenjtalk.g2p("設定の値を変えます。", kana=True)
 
 
 def _silence_before_ms(samples: np.ndarray) -> float:

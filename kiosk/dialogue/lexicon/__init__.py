@@ -58,6 +58,8 @@ class Lexicon:
     unfinished: tuple[str, ...] = ()  # words a finished question never ends with
     finished: tuple[str, ...] = ()  # endings only a finished sentence has (Japanese)
     end_marks: tuple[str, ...] = ()  # a finished sentence is transcribed ending in one
+    # parts of speech a last word has when a noun must follow (Japanese: どんな, genitive の)
+    unfinished_classes: tuple[str, ...] = ()
     phrase_openers: tuple[str, ...] = ()  # words a reply's lead phrase may stop before
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
@@ -205,6 +207,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
         finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
         end_marks=_tuple(data.get("turn", {}), "end_marks", f"{lang}.turn"),
+        unfinished_classes=_tuple(data.get("turn", {}), "unfinished_classes", f"{lang}.turn"),
         phrase_openers=_tuple(data.get("speech", {}), "phrase_openers", f"{lang}.speech"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
