@@ -11,7 +11,7 @@ import numpy as np
 from kiosk.audio.format import resample
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.errors import ModelError
-from kiosk.models import ModelEntry, model_path
+from kiosk.models import ModelEntry, model_path, use_shared_arena
 from kiosk.text import split_long, word_boundaries_before
 from kiosk.tts import Speech, in_parts, pieces_to_say, trimmed
 
@@ -53,6 +53,7 @@ class PiperSynthesizer:
         # no busy-waiting threads: Whisper, the turn model and this run side by side on two
         # cores, and spinning ones took the cores from each other
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        use_shared_arena(options)  # the turn model works in the arena grown here
         self._voice = PiperVoice(
             config=PiperConfig.from_dict(json.loads(config.read_text(encoding="utf-8"))),
             session=ort.InferenceSession(str(model), options,
