@@ -85,10 +85,11 @@ class TurnResult:
 
 def _after_unanswered(history: History) -> bool:
     """Whether the last exchange about the venue (not a greeting or thanks) answered from no
-    page: a question the site did not cover, or one not understood."""
+    page (a question the site did not cover, or one not understood), or only weakly (its page
+    scored low: maybe a page that merely shares a word with it)."""
     for ex in reversed(history):
         if ex.act is None:
-            return ex.page_id is None
+            return ex.page_id is None or ex.weak
     return False
 
 
@@ -178,7 +179,8 @@ class Brain:
         question that carries its own words and points at nothing said before can tell:
         "how much is it" leans on the last exchange, a distant reference or a rejection names
         the conversation itself. A follow-up to a question the site did not answer ("will it
-        rain this afternoon" after the weather) leans on nothing here: it stands alone.
+        rain this afternoon" after the weather), or answered only weakly (the zoo's admission
+        -> a page that shares the word), leans on nothing here: it stands alone.
         Requests never answered (`[answer] refuse`) are declined whatever they point at."""
         if lex.find(analysis.text, lex.refuse):
             return True

@@ -3,12 +3,14 @@ honest decline. Pure: a small index with the hashing embedder, and the bench's r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from kiosk.answer import page_sentences, speakable
 from kiosk.brain import Brain
+from kiosk.dialogue.history import Exchange
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.retrieval.index import build_index
 from kiosk.retrieval.site import list_page_files
@@ -125,6 +127,23 @@ def test_a_follow_up_to_a_declined_question_is_judged_on_its_own_words(
     assert cafe.reply.page_id == "cafe.md"
     busy = brain.respond((cafe.exchange(),), "is it busy this afternoon", lang="en")
     assert busy.resolution.kind == "immediate" and busy.reply.page_id == "cafe.md"
+
+
+def test_a_follow_up_to_a_weak_answer_is_judged_on_its_own_words(tmp_path: Path) -> None:
+    """An answer whose page scored low may share only a word with its question ("how much is
+    the aquarium" -> the cafe page): what follows it is judged as if nothing had been
+    answered; a follow-up about the page itself is still answered from it."""
+    brain = _cafe_brain(tmp_path)
+    weak = Exchange(user="how much is the aquarium", reply="The cafe serves curry every day.",
+                    lang="en", page_id="cafe.md", weak=True)
+    rain = brain.respond((weak,), "will it rain this afternoon", lang="en")
+    assert rain.resolution.kind == "immediate"
+    assert rain.reply.page_id is None and rain.reply.repair
+    firm = replace(weak, weak=False)
+    assert brain.respond((firm,), "will it rain this afternoon", lang="en").reply.page_id == \
+        "cafe.md"
+    curry = brain.respond((weak,), "does it serve curry every day", lang="en")
+    assert curry.resolution.kind == "immediate" and curry.reply.page_id == "cafe.md"
 
 
 def test_a_request_never_answered_is_declined_as_a_follow_up_too(tmp_path: Path) -> None:
