@@ -397,7 +397,7 @@ def use_shared_arena(options: Any) -> None:
     """Let a session take its working memory from one arena that every session so set shares
     (registered with onnxruntime's environment on first use), not an arena of its own: the
     voice grows its arena at load and the turn model, run between its sentences, then reuses
-    it (23 MB less resident for the voice and the turn model together)."""
+    it (16-23 MB less resident for the voice and the turn model together)."""
     global _shared_arena
     import onnxruntime as ort
 

@@ -56,8 +56,8 @@ _small_in_use = False
 
 def small_sudachi() -> bool:
     """Let pyopenjtalk-plus correct kanji readings (ある方: カタ, not ホー) with Sudachi's small
-    dictionary instead of the core one it would map: core held 93 MB resident by the end of
-    the Japanese voice bench, small about half; the readings are the same (1 of 2,316
+    dictionary instead of the core one it would map (a 115 MB file, not 202: resident at the
+    end of the Japanese voice bench 82 MB, not 93); the readings are the same (1 of 2,316
     sentences of the demo and misskey-ja sites differs: 高 as コウ, not コー). pyopenjtalk-plus
     has no option for it, so its module-level dictionary is set before its first use; when
     that name is gone (another version) or core was loaded already, core stays, and the log
