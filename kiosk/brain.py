@@ -83,14 +83,12 @@ class TurnResult:
         )
 
 
-def _after_unanswered(history: History) -> bool:
-    """Whether the last exchange about the venue (not a greeting or thanks) answered from no
-    page (a question the site did not cover, or one not understood), or only weakly (its page
-    scored low: maybe a page that merely shares a word with it)."""
+def _last_about_venue(history: History) -> Exchange | None:
+    """The last exchange about the venue (not a greeting or thanks)."""
     for ex in reversed(history):
         if ex.act is None:
-            return ex.page_id is None or ex.weak
-    return False
+            return ex
+    return None
 
 
 def confidence(hits: list[PageHit]) -> tuple[float, float]:
@@ -184,7 +182,8 @@ class Brain:
         Requests never answered (`[answer] refuse`) are declined whatever they point at."""
         if lex.find(analysis.text, lex.refuse):
             return True
-        orphan = resolution.kind in (IMMEDIATE, ELLIPSIS) and _after_unanswered(history)
+        orphan = resolution.kind in (IMMEDIATE, ELLIPSIS) and self._leans_on_nothing(
+            _last_about_venue(history), analysis.utterance)
         if ((resolution.kind not in (INDEPENDENT, ELLIPSIS) and not orphan)
                 or analysis.rejection or not analysis.has_own_content):
             return False
@@ -194,6 +193,22 @@ class Brain:
         alone = orphan or (resolution.kind == INDEPENDENT and not resolution.anchors)
         best = (hits[0].score if hits else 0.0) if alone else None
         return out_of_scope(scores.evidence, analysis.text, lex, self.params.answer, best)
+
+    def _leans_on_nothing(self, last: Exchange | None, utterance: str) -> bool:
+        """Whether a follow-up's last exchange gives it nothing to lean on: it answered from no
+        page (a question the site did not cover, or one not understood), or only weakly (its
+        page scored low: maybe a page that merely shares a word with it) and the follow-up's
+        own words are not on that page ("which theme park tomorrow" after the zoo's
+        admission was answered from the parking page; "and the benefits?" after a weak answer
+        from the membership page leans on it)."""
+        if last is None or last.page_id is None:
+            return last is not None
+        if not last.weak:
+            return False
+        if self.index.page(last.page_id) is None:
+            return True
+        held = float(self.index.coverage(utterance)[self.index.position(last.page_id)])
+        return held < self.params.resolver.weak_follow_up_held
 
     def _bare(self, utterance: str, lang: str) -> tuple[Scores, list[PageHit]]:
         scores = self.index.score(SearchQuery.of(utterance), self.embedder, lang,

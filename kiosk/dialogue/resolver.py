@@ -98,6 +98,9 @@ class ResolverParams:
     anchor_link_share: float = 0.5
     # An anchor whose page was a weak answer (it scored low) counts this much of its bonus.
     weak_anchor: float = 0.5
+    # A follow-up to a weak answer holding less than this share of its words on that answer's
+    # page leans on nothing: it is judged as a question alone (it may be declined).
+    weak_follow_up_held: float = 0.5
     # A page whose words a reply of the conversation already said, all but this share of its
     # distinct terms, has nothing left to tell a follow-up: its score shrinks in proportion
     # (a short page said whole; on CAsT the previous passage, which the context pulls first).
