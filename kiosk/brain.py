@@ -201,8 +201,10 @@ class Brain:
         own words are not on that page ("which theme park tomorrow" after the zoo's
         admission was answered from the parking page; "and the benefits?" after a weak answer
         from the membership page leans on it)."""
-        if last is None or last.page_id is None:
-            return last is not None
+        if last is None:
+            return False
+        if last.page_id is None:
+            return True
         if not last.weak:
             return False
         if self.index.page(last.page_id) is None:

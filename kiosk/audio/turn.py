@@ -5,7 +5,6 @@ normalized to zero mean and unit variance, padded with silence in front to 8 s."
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Protocol
 
@@ -16,7 +15,6 @@ from kiosk.audio.logmel import log_mel
 from kiosk.models import cpu_session
 
 WINDOW_S = 8
-_TRAILING_PUNCT = re.compile(r"[\s.,!?;:、。！？…・]+$")
 
 
 class TurnModel(Protocol):
@@ -74,7 +72,9 @@ def last_word_classes(transcript: str, lang: str) -> tuple[str, ...]:
         return ()
     import pyopenjtalk
 
-    text = _TRAILING_PUNCT.sub("", transcript)
+    from kiosk.dialogue.lexicon import TRAILING_PUNCT
+
+    text = TRAILING_PUNCT.sub("", transcript)
     # use_vanilla: the reading fixes (Sudachi) change readings, not parts of speech
     words = pyopenjtalk.run_frontend(text, use_vanilla=True) if text else []
     if not words:

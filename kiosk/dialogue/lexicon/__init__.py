@@ -12,7 +12,8 @@ from pathlib import Path
 from kiosk.errors import ConfigError
 
 _DIR = Path(__file__).resolve().parent
-_TRAILING_PUNCT = re.compile(r"[\s.,!?;:、。！？…・\-]+$")
+# what a transcript may end in after its last word (end marks, pauses written as dashes)
+TRAILING_PUNCT = re.compile(r"[\s.,!?;:、。！？…・\-]+$")
 # How far after "this" / この a page noun may stand ("this chart page", このグラフのページ).
 _PAGE_NOUN_WORDS = 3
 _PAGE_NOUN_CHARS = 10
@@ -122,7 +123,7 @@ class Lexicon:
 
     def sounds_unfinished(self, text: str) -> bool:
         """The words so far stop where nobody ends a question ("what time does")."""
-        words = _norm(_TRAILING_PUNCT.sub("", text))
+        words = _norm(TRAILING_PUNCT.sub("", text))
         if self.word_boundaries:
             padded = f" {words}"
             return len(words.split()) >= 2 and any(padded.endswith(f" {p}")
@@ -137,7 +138,7 @@ class Lexicon:
 
     def sounds_finished(self, text: str) -> bool:
         """The words end as only a finished sentence does ("...ありますか")."""
-        words = _norm(_TRAILING_PUNCT.sub("", text))
+        words = _norm(TRAILING_PUNCT.sub("", text))
         return bool(self.finished) and not self.word_boundaries and words.endswith(self.finished)
 
     def function_phrases(self) -> tuple[str, ...]:
