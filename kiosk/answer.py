@@ -398,10 +398,6 @@ def compose(
         else:
             text = lex.replies["clarify_one"].format(first=titles[0])
         return Reply(text, repair=True)
-    if r.kind == SITE:
-        titles = [index.page(h.page_id).title for h in hits[:3] if index.page(h.page_id)]  # type: ignore[union-attr]
-        return Reply(lex.replies["site_listing"].format(titles=_join_titles(titles, lex)),
-                     top.page_id, titles[0] if titles else "")
     info = index.page(top.page_id)
     assert info is not None
     reply = _from_page(r, info.page_id, info.title, index, history, lex, params,

@@ -10,6 +10,7 @@ import pytest
 
 from kiosk.brain import Brain
 from kiosk.config import DEMO_DIR, DEMO_SITE
+from kiosk.dialogue.resolver import SITE
 from kiosk.eval import evaluate, load_dialogues
 from kiosk.models import load_manifest
 from kiosk.retrieval.embedder import load_embedder
@@ -93,6 +94,18 @@ def test_asking_which_page_is_still_available_as_a_setting(brain: Brain) -> None
 def test_site_listing_names_pages(brain: Brain) -> None:
     result = brain.respond((), "what other pages are on this site", lang="en")
     assert "Dinosaur Hall" in result.reply.text or "Harbor Cafe" in result.reply.text
+
+
+@pytest.mark.parametrize(("lang", "utterance", "said"), [
+    ("en", "does this website say how much parking costs", "300 yen"),
+    ("ja", "このサイトに駐車場の料金は載ってる", "300円"),
+])
+def test_site_question_with_a_topic_is_answered_from_its_page(
+        brain: Brain, lang: str, utterance: str, said: str) -> None:
+    """The site named beside a topic of its own: the answer, not a list of page titles."""
+    result = brain.respond((), utterance, lang=lang)
+    assert result.resolution.kind == SITE and result.resolution.query is not None
+    assert said in result.reply.text and result.reply.page_id == f"{lang}/parking.md"
 
 
 def test_cli_ask_explains_a_conversation(models_dir: Path) -> None:
