@@ -138,6 +138,10 @@ class AsrConfig:
                                      "characters 14.1% -> 15.1%)")
     spelling_from_site: bool = setting(True, "write Japanese words that sound like a word of "
                                        "the site as the site writes it (宇宙職 -> 宇宙食)")
+    site_text_weight: float = setting(0.2, "how much a model of the site's text weighs when "
+                                      "choosing among Whisper's Japanese hypotheses "
+                                      "(両筋 -> 料金); 0: Whisper's first, as heard",
+                                      low=0.0, high=1.0)
     end_of_turn: str = setting("model", "what ends a turn: the end-of-turn model at each pause "
                                "(smart-turn), or silence alone (end_silence_ms)",
                                choices=("model", "silence"))

@@ -143,8 +143,9 @@ def _whisper(cfg: Config, lang: str) -> Any:
 
 
 def venue_spelling(cfg: Config) -> Any:
-    """What makes the Japanese speller from the site (asr.spelling_from_site), or None."""
-    if not cfg.asr.spelling_from_site:
+    """What makes the Japanese speller from the site (asr.spelling_from_site, and the model of
+    its text that chooses among Whisper's hypotheses: asr.site_text_weight), or None."""
+    if not cfg.asr.spelling_from_site and not cfg.asr.site_text_weight:
         return None
 
     def make() -> Any:
@@ -152,7 +153,8 @@ def venue_spelling(cfg: Config) -> Any:
         from kiosk.retrieval.site import load_site
 
         pages, _ = load_site(cfg.paths.site_path())
-        return VenueSpelling.from_texts(site_texts(pages))
+        return VenueSpelling.from_texts(site_texts(pages), spell=cfg.asr.spelling_from_site,
+                                        weight=cfg.asr.site_text_weight)
 
     return make
 

@@ -74,3 +74,20 @@ def test_the_recognizer_spells_japanese_with_the_site_and_survives_a_broken_site
         kept = WhisperRecognizer({"ja": base}, spelling=broken)
         assert kept.recognize(audio.astype(np.float32) / 32768.0)[0] == plain
     assert "no venue spelling" in caplog.text and "/nowhere" in caplog.text
+
+
+def test_the_site_chooses_among_whisper_s_hypotheses(models_dir: Path) -> None:
+    """Whisper base's first hypothesis writes 駅方 (no word); its beam holds 行き方, which the
+    demo site's access page writes: the model of the site's text moves it to the front."""
+    from kiosk.config import Config
+    from kiosk.tts import spoken
+    from kiosk.wiring import synthesizer
+
+    base = WhisperModel(models_dir / "whisper-base")
+    audio = spoken(synthesizer(Config(), "ja", deterministic=True), "中央駅からの行き方を教えて")
+    samples = audio.astype(np.float32) / 32768.0
+    pages, _ = load_site(DEMO_DIR / "site")
+    plain = WhisperRecognizer({"ja": base}).recognize(samples)[0]
+    chosen = WhisperRecognizer({"ja": base}, spelling=lambda: VenueSpelling.from_texts(
+        site_texts(pages), spell=False, weight=0.2)).recognize(samples)[0]
+    assert "行き方" in chosen and "行き方" not in plain, (plain, chosen)

@@ -9,6 +9,10 @@ talks about. Open JTalk (already the Japanese voice) splits both into words with
 readings; a run of one to three words of a transcript that holds a noun and reads exactly as
 a site word of at least three morae is replaced by the site's spelling. Words that are not
 the site's, particles and short readings (ホカ, トキ: too many homophones) are left alone.
+
+Before that, the transcript itself is chosen among the hypotheses of Whisper's beam by
+Whisper's score plus a character trigram model of the same site text (`kiosk.asr.charlm`):
+the beam often holds the venue's word second (料金 after 両筋, 行き方 after 駅方).
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kiosk.asr.charlm import CharTrigrams, Hypothesis
+
 log = logging.getLogger(__name__)
+
+HYPOTHESES = 5  # of Whisper's beam (5 wide): as many as it holds, at no extra search
 
 SPAN_WORDS = 3  # longest run of words matched as one site word (宇宙 + 飛行 + 士)
 MIN_MORAE = 3  # shorter readings have too many homophones to rewrite safely
@@ -68,16 +76,23 @@ def _analyse(text: str) -> list[dict[str, Any]]:
 
 
 class VenueSpelling:
-    def __init__(self, spellings: dict[str, str]) -> None:
+    """The site's spellings, and (`trigrams`) a model of how its text runs, which chooses
+    among Whisper's hypotheses before the spellings are applied."""
+
+    def __init__(self, spellings: dict[str, str], trigrams: CharTrigrams | None = None,
+                 weight: float = 0.0) -> None:
         self.spellings = spellings  # katakana reading -> the site's commonest spelling
+        self.trigrams = trigrams
+        self.weight = weight
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], budget_chars: int = BUDGET_CHARS
-                   ) -> VenueSpelling:
+    def from_texts(cls, texts: Iterable[str], budget_chars: int = BUDGET_CHARS, *,
+                   spell: bool = True, weight: float = 0.0) -> VenueSpelling:
         start = time.perf_counter()
         counts: dict[str, collections.Counter[str]] = collections.defaultdict(
             collections.Counter)
         read = 0
+        kept: list[str] = []
         for text in texts:
             text = text.strip()
             if not text:
@@ -85,14 +100,30 @@ class VenueSpelling:
             if read + len(text) > budget_chars:
                 break
             read += len(text)
+            kept.append(text)
+            if not spell:
+                continue
             words = _analyse(text)
             for i in range(len(words)):
                 for _, spelling, reading in _spans(words, i):
                     counts[reading][spelling] += 1
         spellings = {r: c.most_common(1)[0][0] for r, c in counts.items()}
+        trigrams = CharTrigrams(kept) if weight > 0 else None
         log.info("asr: %d venue spellings from %d characters of the site in %.1f s",
                  len(spellings), read, time.perf_counter() - start)
-        return cls(spellings)
+        return cls(spellings, trigrams, weight)
+
+    @property
+    def hypotheses(self) -> int:
+        """How many of Whisper's hypotheses `choose` wants to see."""
+        return HYPOTHESES if self.trigrams is not None and self.weight > 0 else 1
+
+    def choose(self, hypotheses: Sequence[Hypothesis]) -> int:
+        """The hypothesis that, by Whisper's score and the site's text together, is likeliest
+        (Whisper's first without a model of the site)."""
+        if self.trigrams is None or len(hypotheses) < 2:
+            return 0
+        return self.trigrams.choose(hypotheses, self.weight)
 
     def correct(self, text: str) -> str:
         """The transcript with its site words spelled as the site spells them."""

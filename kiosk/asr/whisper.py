@@ -17,13 +17,14 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from kiosk.asr.charlm import Hypothesis
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.logmel import HOP, log_mel
 from kiosk.errors import ModelError
@@ -96,15 +97,24 @@ class WhisperModel:
 
     def transcribe(self, features: Any, lang: str, seconds: float) -> str:
         """Features (or their encoding) of `seconds` of audio -> text in `lang`."""
+        return self.hypotheses(features, lang, seconds)[0].text
+
+    def hypotheses(self, features: Any, lang: str, seconds: float,
+                   count: int = 1) -> list[Hypothesis]:
+        """The beam's `count` best transcripts (at most the beam's width), best first, with
+        Whisper's score (mean log-probability per token); one empty one for silence."""
+        count = max(1, min(count, self._beam_size))
         result = self._model.generate(
             features, [self._prefix(lang)], beam_size=self._beam_size,
             # a runaway decoder (a sentence said again and again) is cut near the audio's
             # length: speech carries at most a few tokens a second, Japanese the most
             max_length=min(448 - len(self._prompt), len(self._prompt) + 16 + int(12 * seconds)),
-            suppress_blank=True)
-        ids = result[0].sequences_ids
-        tokens = [t for t in ids[0] if t < self._eot] if ids else []
-        return collapse_repeats(str(self._tokenizer.decode(tokens)).strip())
+            suppress_blank=True, num_hypotheses=count, return_scores=True)
+        found = [
+            Hypothesis(collapse_repeats(str(self._tokenizer.decode(
+                [t for t in ids if t < self._eot])).strip()), float(score))
+            for ids, score in zip(result[0].sequences_ids, result[0].scores, strict=False)]
+        return found or [Hypothesis("", 0.0)]
 
 
 _SENTENCE_END = re.compile(r"(?<=[.?!。？！])\s*")
@@ -123,6 +133,12 @@ def collapse_repeats(text: str) -> str:
 
 
 class Speller(Protocol):
+    @property
+    def hypotheses(self) -> int:
+        """How many of the beam's hypotheses `choose` wants (1: the first is taken)."""
+
+    def choose(self, hypotheses: Sequence[Hypothesis]) -> int: ...
+
     def correct(self, text: str) -> str: ...
 
 
@@ -208,20 +224,30 @@ class WhisperRecognizer:
 
     def recognize(self, audio: np.ndarray) -> tuple[str, str]:
         """(transcript, language) of float audio at 16 kHz (at most 30 s are heard)."""
-        text, lang = self._recognize(audio)
-        speller = self._speller.result() if lang == "ja" and self._speller else None
-        return (speller.correct(text) if speller is not None else text), lang
+        hypotheses, lang = self._recognize(audio)
+        speller = self._venue(lang)
+        if speller is None:
+            return hypotheses[0].text, lang
+        return speller.correct(hypotheses[speller.choose(hypotheses)].text), lang
 
-    def _recognize(self, audio: np.ndarray) -> tuple[str, str]:
+    def _venue(self, lang: str) -> Speller | None:
+        # Made first by this same worker, so done by the time an utterance is heard.
+        return self._speller.result() if lang == "ja" and self._speller else None
+
+    def _recognize(self, audio: np.ndarray) -> tuple[list[Hypothesis], str]:
         seconds = len(audio) / RATE_HZ
+
+        def count(lang: str) -> int:
+            speller = self._venue(lang)
+            return speller.hypotheses if speller is not None else 1
+
         if len(self.models) == 1 or self._detector is None:
             lang, model = next(iter(self.models.items()))
-            return model.transcribe(model.features(audio), lang, seconds), lang
+            return model.hypotheses(model.features(audio), lang, seconds, count(lang)), lang
         start = time.perf_counter()
         encoded = self._detector.encode(self._detector.features(audio))
         lang = self._detector.language(encoded, tuple(self.models))
         self.detect_ms = (time.perf_counter() - start) * 1000.0
         model = self.models[lang]
-        if model is self._detector:
-            return model.transcribe(encoded, lang, seconds), lang
-        return model.transcribe(model.features(audio), lang, seconds), lang
+        features = encoded if model is self._detector else model.features(audio)
+        return model.hypotheses(features, lang, seconds, count(lang)), lang
