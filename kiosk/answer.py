@@ -98,7 +98,7 @@ _ASKING_LABELS = frozenset({"what", "who", "when", "where", "why", "how", "which
 
 def _lower_first(text: str) -> str:
     """"Dental services" -> "dental services"; "VA dental care" keeps its acronym."""
-    if len(text) > 1 and text[0].isupper() and text[1].islower():
+    if len(text) > 1 and text[0].isupper() and (text[1].islower() or text.startswith("A ")):
         return text[0].lower() + text[1:]
     return text
 
@@ -154,6 +154,69 @@ def page_sentences(index: SiteIndex, page_id: str) -> tuple[list[str], list[str]
     return out, heads
 
 
+LIST_ITEMS = (2, 8)  # a list joined into its lead-in's sentence: this many items
+LIST_ITEM_WORDS = 25  # ... each at most this long (English words; Japanese: 2.5 x characters)
+
+
+def _item(line: str, lang: str) -> bool:
+    """A list item that is no sentence of its own: short, no sentence end (a closing quote
+    or bracket is no end: "The playing of “Taps”")."""
+    bare = line.rstrip("”’\"」』)）")
+    if (not bare or (_END_JA if lang == "ja" else _END_EN).search(bare) or _URL.search(line)
+            or bare.endswith((":", "："))):  # the lead-in of another list
+        return False
+    size = len(line) / 2.5 if lang == "ja" else len(line.split())
+    return size <= LIST_ITEM_WORDS
+
+
+_CONJUNCTION_END = re.compile(r"[,;]?\s+(and|or)$", re.I)
+
+
+def _join_items(items: list[str], lang: str, lead: str) -> str:
+    items = [i.strip().rstrip("、,;；") for i in items]
+    if lang == "ja":
+        return "、".join(items)
+    if lead.split()[-1].lower() in ("to", "at") and any(ch.isdigit() for ch in "".join(items)):
+        return ", ".join(items)  # the lines of an address ("Send the form to:"), no "and"
+    # an item may carry the list's own conjunction ("..., and" / "..., or")
+    said = [_CONJUNCTION_END.search(i) for i in items]
+    joiner = next((m.group(1).lower() for m in said if m is not None), "and")
+    items = [_lower_first(_CONJUNCTION_END.sub("", i)) for i in items]
+    if len(items) == 2:
+        return f"{items[0]} {joiner} {items[1]}"
+    return ", ".join(items[:-1]) + f", {joiner} {items[-1]}"
+
+
+def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
+    """A sentence a page cuts into a list ("People attending a military funeral may:" and
+    two items, "Military funeral honors include:" and four) is said as the one sentence it is:
+    the lead-in, the items joined, an end. Only a lead-in that sounds unfinished ("may",
+    "include", "を") leads such a sentence: "Related pages:" and a list of links stays out,
+    as list introductions and bare items are not said."""
+    lex = load_lexicon(lang)
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        lead = line[:-1].rstrip() if line.endswith((":", "：")) else ""
+        # a colon inside is a table's header row ("If you're ... and: Your MAPR amount is:")
+        if lead and ":" not in lead and "：" not in lead and lex.sounds_unfinished(lead):
+            j = i + 1
+            while j < len(lines) and _item(lines[j].strip(), lang):
+                j += 1
+            if LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]:  # a long list is not one sentence
+                items = _join_items([x.strip() for x in lines[i + 1:j]], lang, lead)
+                said = (f"{lead}{items}" if lang == "ja" else f"{lead} {items}") + (
+                    "。" if lang == "ja" else ".")
+                if len(said) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply's length at most
+                    out.append(said)
+                    i = j
+                    continue
+        out.append(line)
+        i += 1
+    return out
+
+
 def _page_sentences(index: SiteIndex,
                     page_id: str) -> tuple[list[str], list[str], list[int]]:
     info = index.page(page_id)
@@ -163,7 +226,8 @@ def _page_sentences(index: SiteIndex,
     owner: list[int] = []
     first = info.first_chunk if info is not None else 0
     for pos, chunk in enumerate(index.page_chunks(page_id)):
-        for sentence in sentences(chunk.text):
+        for sentence in sentences("\n".join(lists_as_sentences(chunk.text.splitlines(),
+                                                                lang))):
             text = speakable(sentence, lang)
             if text is not None:
                 out.append(text)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kiosk.answer import page_sentences, speakable
+from kiosk.answer import lists_as_sentences, page_sentences, speakable
 from kiosk.brain import Brain
 from kiosk.dialogue.history import Exchange
 from kiosk.dialogue.lexicon import load_lexicon
@@ -52,6 +52,53 @@ def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
 def test_fields_are_said_as_sentences_and_prose_as_it_is(line: str, lang: str,
                                                          said: str) -> None:
     assert speakable(line, lang) == said
+
+
+@pytest.mark.parametrize(("lines", "said"), [
+    (["People attending a military funeral may:",
+      "Bring flowers, which may go with the casket or urn, and",
+      "Visit the gravesite at the end of the workday"],
+     ["People attending a military funeral may bring flowers, which may go with the casket or "
+      "urn and visit the gravesite at the end of the workday."]),
+    (["Military funeral honors include:", "The playing of “Taps”", "A rifle detail",
+      "A color guard"],
+     ["Military funeral honors include the playing of “Taps”, a rifle detail, and a color "
+      "guard."]),
+    (["Bring the application form to:", "A funeral director, or", "A VA regional office"],
+     ["Bring the application form to a funeral director or a VA regional office."]),
+    (["Send the completed form to:", "VA Health Eligibility Center", "2957 Clairmont Road",
+      "Atlanta, GA 30329"],
+     ["Send the completed form to VA Health Eligibility Center, 2957 Clairmont Road, "
+      "Atlanta, GA 30329."]),
+])
+def test_a_sentence_a_page_cuts_into_a_list_is_said_whole(lines: list[str],
+                                                         said: list[str]) -> None:
+    assert lists_as_sentences(lines, "en") == said
+
+
+@pytest.mark.parametrize("lines", [
+    ["Related pages:", "Get your medical records", "Download VA letters"],  # no lead-in verb
+    ["If you're 2 Veterans who are married and: Your MAPR amount is:",  # a table's header
+     "Neither of you qualifies $17,724", "One of you qualifies $20,731"],
+    ["You can:", "One item only"],
+    ["You can:", *(f"Do thing number {n} with a tool" for n in range(9))],  # too long a list
+    ["Benefits include:", "Dental care", "This sentence ends the list."],
+])
+def test_lists_that_are_no_sentence_stay_as_they_are(lines: list[str]) -> None:
+    joined = lists_as_sentences(lines, "en")
+    assert len(joined) >= len(lines) - 1 and joined[-1] == lines[-1]
+
+
+def test_a_real_page_says_the_sentence_its_list_cuts(tmp_path: Path) -> None:
+    root = SHARED / "bench" / "vagov-en" / "site"
+    if not root.is_dir():
+        pytest.fail(f"{root} is missing: the shared bench data is laid beside the checkout")
+    page = "burials-memorials/what-to-expect-at-military-funeral.md"
+    (tmp_path / "funeral.md").write_bytes((root / page).read_bytes())
+    said = page_sentences(_brain(tmp_path).index, "funeral.md")[0]
+    assert any(s.startswith("People attending a military funeral may bring flowers") and
+               "visit the gravesite" in s for s in said), said
+    assert "The playing of “Taps”" not in said  # an item, now inside its sentence
 
 
 def _brain(root: Path) -> Brain:

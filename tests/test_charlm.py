@@ -13,7 +13,8 @@ SITE = ["プラネタリウムの料金は大人500円です。", "中央駅か�
 
 def test_text_like_the_site_is_likelier_than_a_homophone_it_never_writes() -> None:
     model = CharTrigrams(SITE)
-    assert model.log_prob("プラネタリウムの料金はいくら") > model.log_prob("プラネタリウムの両筋はいくら")
+    assert (model.log_prob("プラネタリウムの料金はいくら")
+            > model.log_prob("プラネタリウムの両筋はいくら"))
     assert model.log_prob("中央駅からの行き方") > model.log_prob("中央駅からの駅方")
 
 
@@ -38,7 +39,8 @@ def test_the_choice_weighs_the_recognizer_score_against_the_site() -> None:
 def test_the_venue_speller_asks_for_the_beam_only_with_a_model_of_the_site() -> None:
     with_model = VenueSpelling.from_texts(SITE, spell=False, weight=0.2)
     assert with_model.hypotheses == 5 and with_model.spellings == {}
-    heard = [Hypothesis("中央駅からの駅方を教えて", -0.20), Hypothesis("中央駅からの行き方を教えて", -0.28)]
+    heard = [Hypothesis("中央駅からの駅方を教えて", -0.20),
+             Hypothesis("中央駅からの行き方を教えて", -0.28)]
     assert with_model.choose(heard) == 1
     plain = VenueSpelling.from_texts(SITE, spell=False)
     assert plain.hypotheses == 1 and plain.choose(heard) == 0
