@@ -200,13 +200,21 @@ def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
         line = lines[i].strip()
         lead = line[:-1].rstrip() if line.endswith((":", "：")) else ""
         # a colon inside is a table's header row ("If you're ... and: Your MAPR amount is:")
-        if lead and ":" not in lead and "：" not in lead and lex.sounds_unfinished(lead):
+        if lead and ":" not in lead and "：" not in lead:
             j = i + 1
             while j < len(lines) and _item(lines[j].strip(), lang):
                 j += 1
-            if LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]:  # a long list is not one sentence
+            # the lead-in stops unfinished ("... may:"), or the items carry the sentence's own
+            # "and"/"or" ("Both of these must be true:" / "You're the parent, and" / ...):
+            # the latter keeps its colon, a pause before the items
+            unfinished = lex.sounds_unfinished(lead) or (
+                lang != "ja" and len(lead.split()) < 2)  # "You:" and what you must be
+            joined = unfinished or any(
+                _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1])
+            if joined and LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]:
                 items = _join_items([x.strip() for x in lines[i + 1:j]], lang, lead)
-                said = (f"{lead}{items}" if lang == "ja" else f"{lead} {items}") + (
+                colon = "" if unfinished else ("：" if lang == "ja" else ":")
+                said = (f"{lead}{colon}{items}" if lang == "ja" else f"{lead}{colon} {items}") + (
                     "。" if lang == "ja" else ".")
                 if len(said) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply's length at most
                     out.append(said)

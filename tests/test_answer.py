@@ -70,6 +70,13 @@ def test_fields_are_said_as_sentences_and_prose_as_it_is(line: str, lang: str,
       "Atlanta, GA 30329"],
      ["Send the completed form to VA Health Eligibility Center, 2957 Clairmont Road, "
       "Atlanta, GA 30329."]),
+    # a finished lead-in, but the items carry the sentence's own "and": it keeps its colon
+    (["Both of these must be true:", "You're the parent of the Veteran, and",
+      "Your income is below a certain amount"],
+     ["Both of these must be true: you're the parent of the Veteran and your income is below "
+      "a certain amount."]),
+    (["You:", "Are enrolled in VA health care, and", "Have had an appointment there"],
+     ["You are enrolled in VA health care and have had an appointment there."]),
 ])
 def test_a_sentence_a_page_cuts_into_a_list_is_said_whole(lines: list[str],
                                                          said: list[str]) -> None:
