@@ -100,7 +100,8 @@ class VenueSpelling:
             if read + len(text) > budget_chars:
                 break
             read += len(text)
-            kept.append(text)
+            if weight > 0:  # the trigram model reads the same budgeted text
+                kept.append(text)
             if not spell:
                 continue
             words = _analyse(text)
