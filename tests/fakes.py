@@ -6,9 +6,15 @@ import hashlib
 
 import numpy as np
 
-from kiosk.audio.format import Samples
+from kiosk.audio.format import RATE_HZ, Samples, to_int16
 from kiosk.retrieval.embedder import Vectors
 from kiosk.text import terms
+
+
+def tone(seconds: float, rate: int = RATE_HZ, hz: float = 440.0, amp: float = 0.5) -> Samples:
+    """A sine of `amp` (full scale 1) as int16 audio."""
+    t = np.arange(int(seconds * rate)) / rate
+    return to_int16(amp * np.sin(2 * np.pi * hz * t))
 
 
 class HashingEmbedder:

@@ -16,22 +16,18 @@ from kiosk.audio.format import (
     to_int16,
 )
 from kiosk.errors import KioskError
-
-
-def _tone(seconds: float, rate: int = RATE_HZ, hz: float = 440.0, amp: float = 0.5) -> np.ndarray:
-    t = np.arange(int(seconds * rate)) / rate
-    return to_int16(amp * np.sin(2 * np.pi * hz * t))
+from tests.fakes import tone
 
 
 def test_chunks_are_20_ms_and_stamped() -> None:
-    parts = list(chunks(_tone(0.1), start_ms=1000))
+    parts = list(chunks(tone(0.1), start_ms=1000))
     assert [len(c.samples) for c in parts] == [CHUNK_SAMPLES] * 5
     assert [c.start_ms for c in parts] == [1000, 1020, 1040, 1060, 1080]
     assert parts[-1].end_ms == 1100
 
 
 def test_resampling_keeps_duration_and_pitch() -> None:
-    src = _tone(1.0, rate=22050, hz=440)
+    src = tone(1.0, rate=22050, hz=440)
     out = resample(src, 22050)
     assert abs(len(out) - RATE_HZ) <= 1
     spectrum = np.abs(np.fft.rfft(out.astype(np.float64)))
@@ -45,7 +41,7 @@ def test_float_and_int_inputs_become_int16() -> None:
 
 def test_levels() -> None:
     assert level_dbfs(np.zeros(100, dtype=np.int16)) == -120.0
-    assert abs(level_dbfs(_tone(0.5, amp=1.0)) - (-3.0)) < 0.2
+    assert abs(level_dbfs(tone(0.5, amp=1.0)) - (-3.0)) < 0.2
 
 
 @pytest.mark.slow
@@ -54,7 +50,7 @@ def test_playback_is_clocked_by_the_device_and_silence_measures_low(jack_server:
 
     assert "system" in device_names("output")
     start = time.monotonic()
-    played = play(_tone(0.5), "system")
+    played = play(tone(0.5), "system")
     assert 0.4 < played < 2.0 and time.monotonic() - start >= 0.4  # real time, not a copy
     quiet = record(0.3, "default")
     assert len(quiet) == pytest.approx(0.3 * RATE_HZ, abs=CHUNK_SAMPLES)

@@ -17,6 +17,7 @@ from kiosk.config import Config
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.tts import spoken
 from kiosk.wiring import synthesizer
+from tests.fakes import tone
 
 
 @pytest.fixture(scope="module")
@@ -171,17 +172,15 @@ def test_a_japanese_word_a_noun_must_follow_holds_the_turn_open() -> None:
     assert last_word_classes("Which one", "en") == ()
 
 
-def _tone(hz: float, seconds: float) -> np.ndarray:
-    t = np.arange(int(RATE_HZ * seconds)) / RATE_HZ
-    return (8000 * np.sin(2 * np.pi * hz * t)).astype(np.int16)
-
-
 def test_the_voice_bench_finds_where_the_opening_words_end_in_the_whole_sentence() -> None:
     # the opening words said alone last longer (their last sound drawn out, or their first):
     # their end in the whole sentence is where the next sound begins, not their length
     from kiosk.bench.voice import _end_in
 
-    whole = np.concatenate([_tone(300, 0.3), _tone(900, 0.4), _tone(2000, 0.3)])
-    for part in (np.concatenate([_tone(300, 0.3), _tone(900, 0.6)]),
-                 np.concatenate([_tone(300, 0.5), _tone(900, 0.3)])):
+    def sound(hz: float, seconds: float) -> np.ndarray:
+        return tone(seconds, hz=hz, amp=8000 / 32767)
+
+    whole = np.concatenate([sound(300, 0.3), sound(900, 0.4), sound(2000, 0.3)])
+    for part in (np.concatenate([sound(300, 0.3), sound(900, 0.6)]),
+                 np.concatenate([sound(300, 0.5), sound(900, 0.3)])):
         assert abs(_end_in(whole, part) / RATE_HZ - 0.7) <= 0.02
