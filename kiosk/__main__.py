@@ -221,6 +221,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     Path(args.speaker_wav).parent.mkdir(parents=True, exist_ok=True)
     write_wav(Path(args.speaker_wav), speaker)
     for turn in turns:
+        if turn.went_on_ms:
+            print(f"[{turn.went_on_ms / 1000:7.2f} s] (the visitor went on after a pause: the "
+                  "turn is taken again on the whole)")
         print(f"[{turn.speech_start_ms / 1000:7.2f} s] visitor> {turn.utterance}")
         print(f"[{turn.reply_start_ms / 1000:7.2f} s] avatar>  {turn.reply}")
         print(f"            (end of speech -> decision {turn.eos_decision_ms}"

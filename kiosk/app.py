@@ -36,6 +36,9 @@ from kiosk.audio.vad import (
     SpeechStarted,
     Utterance,
     VoiceActivity,
+    goes_on,
+    joined,
+    joined_chunks,
     warn_if_clipping,
 )
 from kiosk.brain import Responder, TurnResult
@@ -63,6 +66,9 @@ class TurnRecord:
     brain_ms: float
     first_audio_ms: float  # after the brain: the first sentence synthesized and queued
     reply_start_ms: int  # stream time when the first reply sample was queued
+    # Stream time the visitor went on after a pause that had ended the turn (0: did not):
+    # this turn answers the whole, and the one before, on the opening words, gave way.
+    went_on_ms: int = 0
 
     @property
     def eos_decision_ms(self) -> int:
@@ -117,6 +123,11 @@ class VoiceLoop:
     _speaker: asyncio.Task[None] | None = None
     _reply_text: str = ""  # what the avatar says or just said: the self-echo guard's reference
     _partial: str = ""
+    # The last utterance that went to the brain, and the history before its turn: speech
+    # soon after it goes on with it (`goes_on`), and the turn is taken again on the whole.
+    _last_heard: tuple[Utterance, History] | None = None
+    # the utterance the one being heard goes on with, and when the visitor went on
+    _going_on: tuple[Utterance, int] | None = None
 
     def __post_init__(self) -> None:
         self.hearing = Hearing(self.echo, self.vad, self.guard, self.segmenter)
@@ -183,7 +194,15 @@ class VoiceLoop:
                 if isinstance(event, SpeechStarted):
                     if not self.speaking:
                         self._set_state("listening")
-                    await loop.run_in_executor(self._asr_exec, self._start_asr, list(recent))
+                    earlier = list(recent)
+                    self._going_on = None
+                    if self._last_heard is not None and goes_on(
+                            self._last_heard[0], event.start_ms, self.segmenter.params):
+                        # the recognizer hears the words before the pause again: one
+                        # transcript of the whole is better than two halves joined
+                        self._going_on = (self._last_heard[0], event.start_ms)
+                        earlier = list(joined_chunks(self._last_heard[0], earlier))
+                    await loop.run_in_executor(self._asr_exec, self._start_asr, earlier)
                     listening = True
                     speculating = False
                 elif isinstance(event, Hushed | Paused | Resumed):
@@ -205,6 +224,7 @@ class VoiceLoop:
                             self._turn_exec, pause_verdict, await melody, words))
                 elif isinstance(event, Utterance):
                     listening = speculating = False
+                    going_on, self._going_on = self._going_on, None
                     if self.hearing.is_echo():
                         if event.cut:
                             listening = True
@@ -221,6 +241,15 @@ class VoiceLoop:
                             and self.guard.is_repeat(text, self._reply_text)):
                         self._set_state("speaking" if self.speaking else "idle")
                         continue
+                    if going_on is not None and self._last_heard is not None:
+                        # the turn taken on the opening words gives way: its exchange is
+                        # forgotten, the whole is answered (its reply stops when this one
+                        # is ready, if the visitor's voice has not stopped it already)
+                        first, went_on_ms = going_on
+                        log.info("turn: the visitor went on after %d ms; answering the whole",
+                                 went_on_ms - first.last_voiced_ms)
+                        self.history = self._last_heard[1]
+                        event = joined(first, event, went_on_ms)
                     await self._guarded_turn(event, text, asr_ms)
             if self.state == "speaking" and not self.speaking:
                 self._set_state("idle")
@@ -272,6 +301,7 @@ class VoiceLoop:
         counted; the loop listens again."""
         if utterance.start_ms - self._last_turn_end_ms >= self.new_visitor_after_ms:
             self.history = ()
+        self._last_heard = (utterance, self.history)
         try:
             await self._turn(utterance, text, asr_ms)
         except Exception:
@@ -348,7 +378,7 @@ class VoiceLoop:
             text, result.lang, res.act, res.kind, res.query.text if res.query else "",
             result.reply.page_id, result.reply.text if spoken is None else spoken,
             utterance.start_ms, utterance.last_voiced_ms, utterance.decided_ms, asr_ms,
-            brain_ms, first_ms, reply_start_ms)
+            brain_ms, first_ms, reply_start_ms, utterance.went_on_ms)
         self.on_turn(turn)  # the listener logs it: visitors' words stay out of the journal
 
     async def _stop_speaking(self, reason: str | None) -> None:

@@ -152,6 +152,9 @@ class AsrConfig:
                            low=0, high=1000)
     incomplete_silence_ms: int = setting(1000, "with the model: how long an unfinished "
                                          "sentence waits for more", low=300, high=3000)
+    resume_within_ms: int = setting(1000, "a visitor who goes on this soon after the turn "
+                                    "ended is heard as one utterance, the whole answered "
+                                    "again; 0: never", low=0, high=3000)
 
 
 @dataclass(frozen=True)

@@ -202,7 +202,8 @@ def segmenter(cfg: Config) -> Any:
 
     return Segmenter(SegmenterParams(end_silence_ms=cfg.asr.end_silence_ms,
                                      hush_ms=cfg.asr.hush_ms,
-                                     incomplete_silence_ms=cfg.asr.incomplete_silence_ms))
+                                     incomplete_silence_ms=cfg.asr.incomplete_silence_ms,
+                                     resume_within_ms=cfg.asr.resume_within_ms))
 
 
 def turn_model(cfg: Config) -> Any:

@@ -1,6 +1,7 @@
 """Barge-in through the turn loop's own code on a recording: the visitor talks over the avatar,
 the reply stops within a bounded time, and what they said is the next turn. "stop" stops it
-without a reply."""
+without a reply. A visitor who goes on soon after a pause that ended the turn is answered on
+the whole."""
 
 from __future__ import annotations
 
@@ -148,3 +149,55 @@ def test_the_recognizer_begins_at_the_hush_before_the_turn_is_judged() -> None:
     assert first_ms == 300 + 600 + 100 and second_ms == 300 + 1320 + 100
     assert [t.utterance for t in turns] == ["Where can I park my car?"]
     assert turns[0].eos_decided_ms - turns[0].last_voiced_ms == 160 + CHUNK_MS
+
+
+def _finished_ms(asr: SpeculatingRecognizer) -> list[int]:
+    """How much audio the recognizer had heard at each finish."""
+    return [ms for name, ms in asr.calls if name == "finish"]
+
+
+def _paused_question(pause_s: float) -> tuple[VoiceLoop, SpeculatingRecognizer, list[TurnRecord],
+                                              list[str]]:
+    class Finished:  # every pause sounds like the end of a question
+        def complete(self, samples: Samples) -> float:
+            return 0.9
+
+    mic = np.concatenate([_quiet(1.0), _tone(0.6), _quiet(pause_s), _tone(0.6), _quiet(8.0)])
+    asr = SpeculatingRecognizer(["Can you explain?", "Can you explain that in more detail?"])
+    brain = Brain(build_index(DEMO_SITE, HashingEmbedder()), HashingEmbedder())
+    turns: list[TurnRecord] = []
+    stops: list[str] = []
+    loop = VoiceLoop(RecordedStream(mic, clock=lambda: 0.0), brain, EnergyVad(), asr,
+                     {"en": LongVoice()}, on_turn=turns.append, on_stop=stops.append,
+                     turn_model=Finished())
+    try:
+        asyncio.run(loop.run(asyncio.Event()))
+    finally:
+        loop.close()
+    return loop, asr, turns, stops
+
+
+def test_a_visitor_who_goes_on_after_a_pause_is_answered_on_the_whole() -> None:
+    # "can you explain" ... 600 ms ... "that in more detail": the model took the pause for the
+    # end and the avatar began; the visitor's voice stops it, and the whole is answered
+    loop, asr, turns, stops = _paused_question(0.6)
+    assert [t.utterance for t in turns] == ["Can you explain?",
+                                            "Can you explain that in more detail?"]
+    assert stops == ["barge-in"]
+    # (heard a chunk or two late over the avatar's voice)
+    assert turns[0].went_on_ms == 0 and 2200 <= turns[1].went_on_ms <= 2260
+    assert turns[1].speech_start_ms == turns[0].speech_start_ms  # one utterance
+    # the recognizer heard the opening words again, with the rest (pre-roll 300 ms each)
+    assert _finished_ms(asr)[1] >= 300 + 600 + 600 + 600
+    # the history holds the whole question once, not its opening as an exchange of its own
+    assert [ex.user for ex in loop.history] == ["Can you explain that in more detail?"]
+
+
+def test_a_visitor_who_speaks_again_later_starts_a_turn_of_their_own() -> None:
+    loop, asr, turns, stops = _paused_question(1.5)
+    assert [t.went_on_ms for t in turns] == [0, 0]
+    assert stops == ["barge-in"]  # talking over the reply still stops it
+    assert turns[1].speech_start_ms > turns[0].last_voiced_ms + 1000
+    assert _finished_ms(asr)[1] < 300 + 600 + 200  # its own words alone
+    assert [ex.user for ex in loop.history] == ["Can you explain?",
+                                                "Can you explain that in more detail?"]

@@ -16,6 +16,8 @@ from kiosk.audio.vad import (
     SegmenterParams,
     SpeechStarted,
     Utterance,
+    goes_on,
+    joined,
 )
 
 
@@ -162,3 +164,29 @@ def test_an_unfinished_turn_waits_for_more_speech() -> None:
     assert utt.decided_ms - utt.last_voiced_ms == params.incomplete_silence_ms
     fixed = _run(probs, params)  # no model: the 400 ms silence cuts the visitor off
     assert [type(e).__name__ for e in fixed].count("Utterance") == 2
+
+
+def _utterance(start_ms: int, end_ms: int, *, cut: bool = False) -> Utterance:
+    pieces = tuple(AudioChunk(np.zeros(CHUNK_SAMPLES, dtype=np.int16), ms)
+                   for ms in range(start_ms, end_ms, 20))
+    return Utterance(pieces, start_ms, end_ms - 200, end_ms, cut)
+
+
+def test_speech_soon_after_an_utterance_goes_on_with_it() -> None:
+    params = SegmenterParams(resume_within_ms=1000)
+    first = _utterance(1000, 3000)  # voiced until 2800
+    assert goes_on(first, 3500, params) and goes_on(first, 3800, params)
+    assert not goes_on(first, 3820, params)  # more than a second after its last word
+    assert not goes_on(first, 3500, SegmenterParams(resume_within_ms=0))  # off
+    assert not goes_on(_utterance(1000, 3000, cut=True), 3500, params)  # a monologue's cut
+    assert not goes_on(first, 3500, SegmenterParams(resume_within_ms=1000,
+                                                    max_utterance_ms=2500))  # too long whole
+
+
+def test_joined_utterances_keep_each_chunk_once() -> None:
+    first, second = _utterance(1000, 3000), _utterance(2900, 4000)  # pre-roll over its end
+    whole = joined(first, second, 3200)
+    starts = [c.start_ms for c in whole.chunks]
+    assert starts == list(range(1000, 4000, 20))
+    assert (whole.start_ms, whole.last_voiced_ms, whole.decided_ms, whole.went_on_ms) == (
+        1000, 3800, 4000, 3200)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -73,6 +74,9 @@ class SegmenterParams:
     incomplete_silence_ms: int = 1000
     complete_above: float = 0.5  # the turn model's probability that counts as finished
     max_utterance_ms: int = 15_000  # a monologue is cut here and goes on as a new utterance
+    # Speech again this soon after an utterance ended goes on with it ("can you explain" ...
+    # "that in more detail"): the turn is taken again on the whole (0: never).
+    resume_within_ms: int = 1000
     min_speech_ms: int = 100  # shorter bursts (a cough, a click) are dropped
 
 
@@ -109,6 +113,8 @@ class Utterance:
     last_voiced_ms: int  # end of the last chunk judged speech
     decided_ms: int  # stream time when the end was decided
     cut: bool = False  # ended by max_utterance_ms, not by silence
+    # Stream time the visitor went on after a pause that had ended the turn (`joined`; 0: not)
+    went_on_ms: int = 0
 
     @property
     def samples(self) -> Samples:
@@ -122,6 +128,30 @@ def warn_if_clipping(utterance: Utterance, log: logging.Logger) -> None:
         log.warning("audio: the microphone clips (%.1f%% of the utterance at %.1f s at full "
                     "scale); lower the input gain or move the microphone away from the speaker",
                     share * 100, utterance.start_ms / 1000)
+
+
+def goes_on(previous: Utterance, start_ms: int, params: SegmenterParams) -> bool:
+    """Whether speech starting at `start_ms` (its first voiced chunk) goes on with the
+    `previous` utterance: the visitor paused longer than the end of the turn allowed and
+    went on within `resume_within_ms`. A monologue cut at `max_utterance_ms` goes on by
+    itself, and the whole stays within that length."""
+    return (params.resume_within_ms > 0 and not previous.cut
+            and 0 <= start_ms - previous.last_voiced_ms <= params.resume_within_ms
+            and start_ms - previous.start_ms < params.max_utterance_ms)
+
+
+def joined_chunks(first: Utterance, then: Iterable[AudioChunk]) -> tuple[AudioChunk, ...]:
+    """The audio of an utterance and of what followed it, each chunk once (the pre-roll of
+    the speech that followed may repeat the utterance's last chunks)."""
+    end_ms = first.chunks[-1].end_ms if first.chunks else first.start_ms
+    return first.chunks + tuple(c for c in then if c.start_ms >= end_ms)
+
+
+def joined(first: Utterance, second: Utterance, went_on_ms: int) -> Utterance:
+    """One utterance of a visitor's words before a pause and after it, the second's speech
+    starting at `went_on_ms`."""
+    return Utterance(joined_chunks(first, second.chunks), first.start_ms,
+                     second.last_voiced_ms, second.decided_ms, second.cut, went_on_ms)
 
 
 Event = SpeechStarted | Hushed | Paused | Resumed | Utterance

@@ -13,7 +13,10 @@ quicker), optionally under crowd babble (other questions of the set, several at 
   so work done during the visitor's pause counts as it would on a device): end of speech ->
   first reply sample, with the stages.
 - End of turn: questions said with a pause of 300-900 ms in the middle; the share cut at the
-  pause by the configured end-of-turn rule, and by the fixed silence alone.
+  pause by the configured end-of-turn rule, and by the fixed silence alone. The same questions
+  through the voice loop: the share answered on their opening words alone (a visitor who goes
+  on soon after a cut is heard whole, `asr.resume_within_ms`), and the share whose opening the
+  avatar began to answer before the visitor went on.
 - Peak RSS of this process, with both languages' recognizers, the embedder, the index and both
   voices loaded.
 """
@@ -54,6 +57,7 @@ from kiosk.wiring import (
 )
 
 TIMED_GAP_S = 10  # after a timed question: the reply plays out before the next one
+PAUSED_GAP_S = 3  # after a paused question (the next one talks over a reply still playing)
 
 
 def _words(text: str) -> list[str]:
@@ -167,6 +171,33 @@ def _cut_at_pauses(samples_list: list[Samples], vad: VoiceActivity, params: Segm
     return cuts
 
 
+def _through_the_loop(cfg: Config, paused: list[Samples], brain: Any, vad: VoiceActivity,
+                      asr: Any, voices: dict[str, Any],
+                      turns_model: Any) -> tuple[int, int, int]:
+    """The paused questions through the voice loop at the recording's own speed, as a
+    visitor would say them: (questions answered on their opening words alone, questions whose
+    opening words the avatar began to answer before the visitor went on, questions). A
+    question cut at its pause and gone on with within `asr.resume_within_ms` is answered
+    whole; the reply to its opening may have begun meanwhile."""
+    spans: list[tuple[int, int]] = []  # stream ms of each question, as `_timed` plays them
+    at_ms = 0
+    for speech in paused:
+        at_ms += 1000
+        spans.append((at_ms, at_ms + len(speech) * 1000 // RATE_HZ))
+        at_ms = spans[-1][1] + PAUSED_GAP_S * 1000
+    turns = _timed(cfg, paused, brain, vad, asr, voices, turns_model, PAUSED_GAP_S)
+    partial = begun = 0
+    for start_ms, end_ms in spans:
+        mine = [t for t in turns if start_ms <= t.last_voiced_ms <= end_ms + 300]
+        if not mine:
+            partial += 1  # not answered at all
+            continue
+        last = mine[-1]
+        partial += last.last_voiced_ms < end_ms - 300 or last.speech_start_ms > start_ms + 300
+        begun += any(t.reply_start_ms < (last.went_on_ms or end_ms) for t in mine[:-1])
+    return partial, begun, len(spans)
+
+
 def _halves(question: str, lang: str) -> tuple[str, str] | None:
     """The question split where a speaker could stop to think, nearest its middle: between
     words (English) or between accent phrases (Japanese, Open JTalk's analysis)."""
@@ -238,14 +269,17 @@ def _trimmed(samples: Samples, floor: int = 300) -> Samples:
 
 
 def _timed(cfg: Config, asked: list[Samples], brain: Any, vad: VoiceActivity, asr: Any,
-           voices: dict[str, Any], turns_model: Any) -> list[TurnRecord]:
+           voices: dict[str, Any], turns_model: Any,
+           gap_s: int = TIMED_GAP_S) -> list[TurnRecord]:
+    """The questions through the voice loop in real time: 1 s of quiet before each, `gap_s`
+    after it."""
     quiet = np.zeros(RATE_HZ, dtype=np.int16)
 
     def recording() -> Iterator[Samples]:
         for speech in asked:
             yield quiet
             yield speech
-            yield from [quiet] * TIMED_GAP_S
+            yield from [quiet] * gap_s
 
     turns: list[TurnRecord] = []
     loop = VoiceLoop(RecordedStream(recording(), keep_speaker=False, realtime=True), brain,
@@ -319,6 +353,7 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
     params = segmenter(cfg).params
     cut = _cut_at_pauses(paused, vad, params, judge, asr)
     cut_fixed = _cut_at_pauses(paused, vad, params, None, asr)
+    partial, begun, whole_of = _through_the_loop(cfg, paused, brain, vad, asr, voices, judge)
     report: dict[str, Any] = {
         "lang": lang,
         "noise_db": noise_db,
@@ -329,6 +364,10 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
         "timed_turns": len(turns),
         "premature_cut_rate": round(cut / max(len(paused), 1), 3),
         "premature_cut_rate_fixed_silence": round(cut_fixed / max(len(paused), 1), 3),
+        # through the loop: answered on the opening words after all (the visitor went on
+        # later than asr.resume_within_ms, or was not heard going on), and begun to be
+        "premature_answer_rate": round(partial / max(whole_of, 1), 3),
+        "opening_reply_begun_rate": round(begun / max(whole_of, 1), 3),
         "paused_utterances": len(paused),
         "spoken_top1": spoken_top1,
         "typed_top1": typed,
