@@ -125,9 +125,9 @@ class VoiceLoop:
     _partial: str = ""
     # The last utterance that went to the brain, and the history before its turn: speech
     # soon after it goes on with it (`goes_on`), and the turn is taken again on the whole.
-    _last_heard: tuple[Utterance, History] | None = None
-    # the utterance the one being heard goes on with, and when the visitor went on
-    _going_on: tuple[Utterance, int] | None = None
+    _last_heard: tuple[Utterance, History, str] | None = None  # (..., its transcript)
+    # the utterance the one being heard goes on with, when the visitor went on, what they said
+    _going_on: tuple[Utterance, int, str] | None = None
 
     def __post_init__(self) -> None:
         self.hearing = Hearing(self.echo, self.vad, self.guard, self.segmenter)
@@ -200,7 +200,8 @@ class VoiceLoop:
                             self._last_heard[0], event.start_ms, self.segmenter.params):
                         # the recognizer hears the words before the pause again: one
                         # transcript of the whole is better than two halves joined
-                        self._going_on = (self._last_heard[0], event.start_ms)
+                        self._going_on = (self._last_heard[0], event.start_ms,
+                                          self._last_heard[2])
                         earlier = list(joined_chunks(self._last_heard[0], earlier))
                     await loop.run_in_executor(self._asr_exec, self._start_asr, earlier)
                     listening = True
@@ -237,15 +238,16 @@ class VoiceLoop:
                     if event.cut:  # a monologue goes on into the next utterance
                         await loop.run_in_executor(self._asr_exec, self._start_asr, [])
                         listening = True
+                    said_before = going_on[2] if going_on is not None else ""
                     if (self.hearing.utterance_over_avatar and self._reply_text
-                            and self.guard.is_repeat(text, self._reply_text)):
+                            and self.guard.is_repeat(text, self._reply_text, said_before)):
                         self._set_state("speaking" if self.speaking else "idle")
                         continue
                     if going_on is not None and self._last_heard is not None:
                         # the turn taken on the opening words gives way: its exchange is
                         # forgotten, the whole is answered (its reply stops when this one
                         # is ready, if the visitor's voice has not stopped it already)
-                        first, went_on_ms = going_on
+                        first, went_on_ms, _ = going_on
                         log.info("turn: the visitor went on after %d ms; answering the whole",
                                  went_on_ms - first.last_voiced_ms)
                         self.history = self._last_heard[1]
@@ -301,7 +303,7 @@ class VoiceLoop:
         counted; the loop listens again."""
         if utterance.start_ms - self._last_turn_end_ms >= self.new_visitor_after_ms:
             self.history = ()
-        self._last_heard = (utterance, self.history)
+        self._last_heard = (utterance, self.history, text)
         try:
             await self._turn(utterance, text, asr_ms)
         except Exception:

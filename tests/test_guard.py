@@ -124,3 +124,16 @@ def test_a_voice_soon_after_the_avatar_starts_passes_when_nothing_echoes() -> No
         guard.judge(_chunk(3), _chunk(300), 0.9, _chunk(3))
     passed = [guard.judge(_chunk(1000), _chunk(9000), 0.9, _chunk(1000)) for _ in range(5)]
     assert passed[2:] == [0.9] * 3
+
+
+def test_a_visitor_who_went_on_is_judged_on_the_words_after_the_pause() -> None:
+    """The reply to "does the museum have a car park" repeats those words; heard whole with
+    "for buses", the question is the visitor's, not the avatar's echo."""
+    guard = EchoGuard()
+    reply = "The museum has a car park with 120 spaces next to the entrance."
+    whole = "the museum has a car park for buses"
+    assert guard.is_repeat(whole, reply)  # judged whole, the opening makes it look an echo
+    assert not guard.is_repeat(whole, reply, said_before="the museum has a car park")
+    echo = "the museum has a car park with 120 spaces next to the entrance"
+    assert guard.is_repeat(echo, reply, said_before="the museum has a car park")
+    assert guard.dropped_transcripts == 2

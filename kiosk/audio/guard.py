@@ -191,9 +191,12 @@ class EchoGuard:
                  "%d so far)", evidence * 100, self.weak_utterances)
         return True
 
-    def is_repeat(self, transcript: str, reply: str) -> bool:
-        """The recognizer heard the avatar's own reply: drop the transcript (and count it)."""
-        grams = echo_grams(transcript)
+    def is_repeat(self, transcript: str, reply: str, said_before: str = "") -> bool:
+        """The recognizer heard the avatar's own reply: drop the transcript (and count it).
+        `said_before`: the visitor's own words the transcript begins with (a visitor who went
+        on after a pause is heard whole): only the rest is judged, as a reply to those words
+        often repeats them."""
+        grams = echo_grams(transcript) - echo_grams(said_before)
         if not self.params.enabled or len(grams) < self.params.repeat_min_grams:
             return False
         share = len(grams & echo_grams(reply)) / len(grams)
