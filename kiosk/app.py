@@ -126,8 +126,7 @@ class VoiceLoop:
     # The last utterance that went to the brain, and the history before its turn: speech
     # soon after it goes on with it (`goes_on`), and the turn is taken again on the whole.
     _last_heard: tuple[Utterance, History, str] | None = None  # (..., its transcript)
-    # the utterance the one being heard goes on with, when the visitor went on, what they said
-    _going_on: tuple[Utterance, int, str] | None = None
+    _went_on_ms: int = 0  # when the utterance being heard went on with the last one (0: not)
 
     def __post_init__(self) -> None:
         self.hearing = Hearing(self.echo, self.vad, self.guard, self.segmenter)
@@ -195,13 +194,12 @@ class VoiceLoop:
                     if not self.speaking:
                         self._set_state("listening")
                     earlier = list(recent)
-                    self._going_on = None
+                    self._went_on_ms = 0
                     if self._last_heard is not None and goes_on(
                             self._last_heard[0], event.start_ms, self.segmenter.params):
                         # the recognizer hears the words before the pause again: one
                         # transcript of the whole is better than two halves joined
-                        self._going_on = (self._last_heard[0], event.start_ms,
-                                          self._last_heard[2])
+                        self._went_on_ms = event.start_ms
                         earlier = list(joined_chunks(self._last_heard[0], earlier))
                     await loop.run_in_executor(self._asr_exec, self._start_asr, earlier)
                     listening = True
@@ -225,7 +223,9 @@ class VoiceLoop:
                             self._turn_exec, pause_verdict, await melody, words))
                 elif isinstance(event, Utterance):
                     listening = speculating = False
-                    going_on, self._going_on = self._going_on, None
+                    # what this utterance goes on with (`_last_heard` is set by turns only)
+                    going_on = self._last_heard if self._went_on_ms else None
+                    went_on_ms, self._went_on_ms = self._went_on_ms, 0
                     if self.hearing.is_echo():
                         if event.cut:
                             listening = True
@@ -243,14 +243,13 @@ class VoiceLoop:
                             and self.guard.is_repeat(text, self._reply_text, said_before)):
                         self._set_state("speaking" if self.speaking else "idle")
                         continue
-                    if going_on is not None and self._last_heard is not None:
+                    if going_on is not None:
                         # the turn taken on the opening words gives way: its exchange is
                         # forgotten, the whole is answered (its reply stops when this one
                         # is ready, if the visitor's voice has not stopped it already)
-                        first, went_on_ms, _ = going_on
+                        first, self.history, _ = going_on
                         log.info("turn: the visitor went on after %d ms; answering the whole",
                                  went_on_ms - first.last_voiced_ms)
-                        self.history = self._last_heard[1]
                         event = joined(first, event, went_on_ms)
                     await self._guarded_turn(event, text, asr_ms)
             if self.state == "speaking" and not self.speaking:
