@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
-from kiosk.dialogue.resolver import ACT, PAGE, REPEAT, SITE, Resolution
+from kiosk.dialogue.resolver import ACT, PAGE, REPEAT, SITE, Resolution, clean
 from kiosk.retrieval.index import Evidence, PageHit, SiteIndex
 from kiosk.text import sentences, terms
 
@@ -25,8 +25,10 @@ MAX_REPLY_CHARS = {"ja": 140, "en": 260}
 _ORPHAN_PENALTY = 0.5
 # A sentence of the shape asked for (a clock time for "what time") gains this much, in units of
 # the best sentence's word match: the demo's "what time does the robot show start" found the
-# lab's introduction ("shows how robots see") before.
-_SHAPE_WEIGHT = 1.0
+# lab's introduction ("shows how robots see") before. More than the word match and the search's
+# chunk (chunk_prior) together: "where do I mail it" wants the address, not the sentence with
+# "mail" in the chunk the search found.
+_SHAPE_WEIGHT = 1.3
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,8 @@ def speakable(sentence: str, lang: str) -> str | None:
             return None
     elif not _END_EN.search(text) or len(text.split()) < 4:
         return None
+    if text.rstrip("\"”’)）」』").endswith(("?", "？")):
+        return None  # a page's question is a heading or a list of them, never the answer
     return text
 
 
@@ -270,6 +274,16 @@ def _dangling(sentence: str, lex: Lexicon) -> bool:
     return any(first.startswith(w) for w in lex.dangling)
 
 
+def _announces(sentence: str, lex: Lexicon) -> bool:
+    """Tells what a page holds ("Find out how to apply ...", 〜を紹介します) rather than
+    saying it: a page's description or a link's blurb."""
+    low = sentence.lower()
+    if lex.word_boundaries:  # English opens with it; Japanese says it at the end
+        words = low.split()
+        return any(words[:len(p.split())] == p.split() for p in lex.announces)
+    return any(p in low for p in lex.announces)
+
+
 def _with_antecedent(sents: list[str], heads: list[str], start: int, lex: Lexicon) -> int:
     """A sentence that leans on the one before it starts there, when it stands under the same
     heading."""
@@ -299,9 +313,11 @@ def _without_connective(sentence: str, lex: Lexicon) -> str:
 
 
 def _orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
-    """Sentences that lean on one they cannot take along (the first under their heading)."""
-    return [_dangling(sent, lex) and (i == 0 or heads[i - 1] != heads[i])
-            for i, sent in enumerate(sents)]
+    """Sentences that yield to the next candidate in an answer: those that lean on one they
+    cannot take along (the first under their heading), and those that announce what the page
+    holds instead of saying it."""
+    return [(_dangling(sent, lex) and (i == 0 or heads[i - 1] != heads[i]))
+            or _announces(sent, lex) for i, sent in enumerate(sents)]
 
 
 # Shapes of answers a lexicon cue can name in angle brackets: "what time" = ["<time>", ...].
@@ -309,7 +325,78 @@ _SHAPES = {
     "<time>": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:a\.?m\.?|p\.?m\.?)(?!\w)|\d{1,2}時",
                          re.I),
     "<money>": re.compile(r"[$€£¥]\s?\d|\d\s?(?:円|yen\b|dollars?\b)", re.I),
+    # a telephone number (grouped digits: 1-800-827-1000, (03) 1234-5678) or an e-mail address
+    "<phone>": re.compile(r"(?<![\w-])(?:\+?\d{1,3}[-. ])?(?:\(\d{2,4}\)\s?|\d{2,4}[-. ])"
+                          r"\d{3,4}[-. ]\d{3,4}(?![\d-])|[\w.+-]+@[\w-]+\.\w+"),
+    # a postal address: a street number and a street, a PO box, a postcode
+    "<address>": re.compile(
+        r"\b\d{1,6}\s+(?:[A-Z][a-z]+\s){1,3}(?:Road|Rd|Street|St|Avenue|Ave|Boulevard|Blvd|"
+        r"Drive|Dr|Lane|Ln|Way|Place|Pl|Court|Ct|Parkway|Pkwy)\b|\bP\.?\s?O\.?\s?Box\b|"
+        r"\b[A-Z]{2}\s\d{5}(?:-\d{4})?\b|〒\s?\d{3}-\d{4}|\d+丁目|番地"),
+    # a calendar date or year
+    "<date>": re.compile(
+        r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+        r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}\b|"
+        r"\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(?:19|20)\d\d\b|\d{1,2}月\d{1,2}日|\d{4}年"),
+    # a length of time
+    "<duration>": re.compile(
+        r"\b\d+(?:\s?(?:-|–|to)\s?\d+)?\s(?:minutes?|hours?|days?|weeks?|months?|years?)\b|"
+        r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|a few|several)\s(?:minutes?|"
+        r"hours?|days?|weeks?|months?|years?)\b|\d+\s?(?:分間?|時間|日間|週間|か月|ヶ月|カ月|年間)",
+        re.I),
 }
+
+
+# A sentence whose topic (what comes before "is" / は) is what the visitor asked about
+# defines it: "what is X" / Xって何 gains this much for it, in units of the best word match
+# (0.5 on the real-site sets: the glossary entry under the heading "ホーム" lost to a sentence
+# that names ホーム in passing).
+_DEFINES_WEIGHT = 1.0
+_TOPIC = {"en": re.compile(r"^(.{1,80}?)\s(?:is|are|means|refers to)\s", re.I),
+          # は as the topic marker, not に・で + は ("設定するには")
+          "ja": re.compile(r"^(.{1,25}?)(?:とは|(?<![にでと])は)")}
+
+
+def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,
+             lang: str) -> list[float]:
+    """Per sentence, _DEFINES_WEIGHT when its topic is mostly the visitor's words: the
+    words before its "is" / は, or, for the first sentence under a heading that has no such
+    topic, the heading (a glossary: "### Home" then what it is)."""
+    def about(text: str) -> bool:
+        topic = index.search_terms(SearchQuery.of(text))
+        held = sum(w for t, w in topic.items() if t in asked)
+        return held > 0.5 * sum(topic.values())
+
+    out: list[float] = []
+    for i, sent in enumerate(sents):
+        match = _TOPIC.get(lang, _TOPIC["en"]).match(sent)
+        first = heads[i] != "" and (i == 0 or heads[i - 1] != heads[i])
+        # a sentence with a topic of its own is about that topic, whatever its heading
+        defines = about(match.group(1)) if match is not None else first and about(heads[i])
+        out.append(_DEFINES_WEIGHT if defines else 0.0)
+    return out
+
+
+# A sentence the conversation has said already yields to one it has not, unless it answers by
+# this much more (in units of the best word match): a follow-up asks for something new. (0.5
+# moved more replies of the demo's own dialogues away from what the visitor asked again;
+# scaled down by how many of the visitor's words the sentence holds, it moved none on the
+# real-site sets.)
+_SAID_PENALTY = 0.35
+_SAID_SHARE = 0.8  # ... said: this share of its terms were in one earlier reply
+
+
+def _said_before(sents: list[str], history: History) -> list[bool]:
+    """Per sentence, whether a reply of the conversation said it (nearly all its terms in
+    one reply: the visitor heard it, whatever the positions of this reply's sentences)."""
+    replies = [set(terms(ex.reply)) for ex in history
+               if ex.act is None and not ex.repair and ex.reply]
+    out: list[bool] = []
+    for sent in sents:
+        own = set(terms(sent))
+        out.append(bool(own) and any(len(own & said) >= _SAID_SHARE * len(own)
+                                     for said in replies))
+    return out
 
 
 def _cue_terms(text: str, lex: Lexicon) -> set[str]:
@@ -327,21 +414,22 @@ def _shapes(sentence: str) -> set[str]:
     return {name for name, shape in _SHAPES.items() if shape.search(sentence)}
 
 
-def _sentence_query(query: SearchQuery) -> dict[str, float]:
+def _sentence_query(query: SearchQuery, index: SiteIndex) -> dict[str, float]:
     """What a sentence should answer: the visitor's own words first; the context that found
-    the page only breaks ties (it matches the page's opening, already said or not)."""
+    the page only breaks ties (it matches the page's opening, already said or not). The terms
+    are the search's (リノート is also sought as the page's "Renote")."""
     weights: dict[str, float] = {}
     for seg in query.segments:
         factor = 1.0 if seg.role == "utterance" else 0.2
         single = SearchQuery((QuerySegment(seg.text, seg.weight * factor, seg.role),))
-        for term, w in SiteIndex.query_terms(single).items():
+        for term, w in index.search_terms(single).items():
             weights[term] = weights.get(term, 0.0) + w
     return weights
 
 
 def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float],
                 cues: set[str], prior: list[float] | None = None,
-                orphans: list[bool] | None = None) -> int:
+                orphans: list[bool] | None = None, said: list[bool] | None = None) -> int:
     """The sentence that best answers the query. Terms are weighted by how rare they are on
     this page: the page's own topic (in nearly every sentence) tells sentences apart least.
     A sentence also owns the words of its heading ("Tickets for the planetarium"), at half
@@ -370,6 +458,8 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
             score += prior[i]
         if orphans is not None and orphans[i]:
             score -= _ORPHAN_PENALTY  # yields to the next candidate unless far ahead
+        if said is not None and said[i]:
+            score -= _SAID_PENALTY  # said already: a follow-up asks for something new
         score -= 0.01 * i  # earlier sentences introduce; prefer them on ties
         if score > best_score:
             best, best_score = i, score
@@ -498,7 +588,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     if summary:
         if r.query is not None:
-            start = _best_start(sents, heads, _sentence_query(r.query), set())
+            start = _best_start(sents, heads, _sentence_query(r.query, index), set())
         else:
             start = 0
         picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
@@ -509,7 +599,11 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     prior = None
     if chunk is not None and params.chunk_prior:
         prior = [params.chunk_prior if c == chunk else 0.0 for c in owner]
-    start = _best_start(sents, heads, _sentence_query(r.query), _cue_terms(utterance, lex),
-                        prior, _orphans(sents, heads, lex))
+    if lex.find(clean(utterance), lex.asks_what):
+        asked = set(index.search_terms(SearchQuery.of(utterance)))
+        defines = _defines(sents, heads, asked, index, lang)
+        prior = [a + b for a, b in zip(prior or [0.0] * len(sents), defines, strict=True)]
+    start = _best_start(sents, heads, _sentence_query(r.query, index), _cue_terms(utterance, lex),
+                        prior, _orphans(sents, heads, lex), _said_before(sents, history))
     picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)

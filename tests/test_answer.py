@@ -28,6 +28,9 @@ from tests.fakes import HashingEmbedder
     ("公式サイト。", "ja"),  # a link and its full stop, from a list of apps
     ("App Store", "ja"),
     ("詳しくは https://misskey-hub.net を見てください。", "ja"),
+    # a page's own questions are its headings or a list of them ("What's on this page")
+    ("Where do I get care if I live in a rural area, far from a VA medical center?", "en"),
+    ("サーバーはどうやって選べばいいですか？", "ja"),
 ])
 def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     assert speakable(line, lang) is None
@@ -278,11 +281,109 @@ def test_a_connective_whose_sentence_is_not_said_is_left_out(
     ("en", "# Cafe\nThe cafe shows the bay from every table.\n## Menu\n"
            "A bowl of curry is $8 and soup comes with it.\n",
      "how much does the cafe curry cost", "$8"),
+    ("en", "# Grief counseling\nSurviving family members may get bereavement counseling at "
+           "a Vet Center near them.\n## Contact\nThe staff answer at 1-202-461-6530 on "
+           "weekdays.\n",
+     "how do i reach them about bereavement counseling", "1-202-461-6530"),
+    ("en", "# Certificates\nYou can request a certificate by mail with the request form.\n"
+           "## Where it goes\nSend the form to Memorial Products Service, 5109 Russell Road, "
+           "Quantico, VA 22134.\n",
+     "where do i mail the request form", "5109 Russell Road"),
+    ("en", "# Pre-need decisions\nWe review every pre-need application we receive in "
+           "order.\n## After you apply\nA decision usually takes 3 to 6 months.\n",
+     "how long does a pre-need application review take", "3 to 6 months"),
+    ("ja", "# 会員証\n会員証の発行は受付で申し込めます。\n## 受け取り\n"
+           "会員証は申し込みから2週間で届きます。\n",
+     "会員証の発行には何日かかる", "2週間"),
+    ("ja", "# 沿革\n当館は市民の寄付で建てられた科学館です。\n## 開館\n"
+           "2001年4月1日に開館しました。\n",
+     "科学館が建てられたのは何年", "2001年"),
 ])
 def test_the_sentence_of_the_shape_asked_for_wins(tmp_path: Path, lang: str, page: str,
                                                    question: str, expected: str) -> None:
-    """"How much" wants an amount, even when a word of the question ("cafe") is in another
-    sentence (the clock time of "what time": test_brain_real)."""
+    """"How much" wants an amount, "how do I reach" a telephone number, "where do I mail"
+    an address, "how long" a length of time, 何年 a date, even when words of the question
+    are in another sentence (the clock time of "what time": test_brain_real)."""
     (tmp_path / "page.md").write_text(page, encoding="utf-8")
     reply = _brain(tmp_path).respond((), question, lang=lang).reply
     assert expected in reply.text
+
+
+@pytest.mark.parametrize(("lang", "page", "question", "said"), [
+    ("en", "# Pensions\nFind out how to apply for a pension online or by mail.\n"
+           "## How to apply\nYou can apply for a pension online or by mail with the form.\n",
+     "how do i apply for a pension", "You can apply for a pension online or by mail"),
+    ("ja", "# アプリ\nMisskeyで使えるアプリを紹介します。\n## 公式アプリ\n"
+           "Misskeyの公式アプリはブラウザで使えるMisskey Webです。\n",
+     "Misskeyで使えるアプリはある", "Misskeyの公式アプリは"),
+])
+def test_a_sentence_that_announces_the_page_yields_to_one_that_says_it(
+        tmp_path: Path, lang: str, page: str, question: str, said: str) -> None:
+    """"Find out how to apply ..." (a page's description, a link's blurb) tells what the page
+    holds: a question is answered with the sentence that holds it, even when the search
+    found the description's chunk best."""
+    (tmp_path / "page.md").write_text(page, encoding="utf-8")
+    assert _said_from_first_chunk(tmp_path, "page.md", question, lang).startswith(said)
+
+
+def _said_from_first_chunk(root: Path, page: str, question: str, lang: str) -> str:
+    """The answer to `question` from `page`, the search having ranked its first chunk best."""
+    from kiosk.answer import compose
+    from kiosk.dialogue.query import SearchQuery
+    from kiosk.dialogue.resolver import INDEPENDENT, Resolution
+    from kiosk.retrieval.index import PageHit
+
+    index = _brain(root).index
+    info = index.page(page)
+    assert info is not None
+    resolution = Resolution(lang, None, INDEPENDENT, False, SearchQuery.of(question))
+    return compose(resolution, [PageHit(page, 0.6, info.first_chunk)], index, (), None,
+                   load_lexicon(lang)).text
+
+
+@pytest.mark.parametrize(("lang", "page", "question", "said"), [
+    ("en", "# Robot lab\nA robot demonstration can be booked for school groups of ten.\n"
+           "## Shows\nThe robot demonstration is a show where a humanoid robot walks and "
+           "dances.\n",
+     "what is the robot demonstration", "The robot demonstration is a show"),
+    ("ja", "# モデレーター\nモデレーターの募集はサーバー管理者が行います。\n"
+           "モデレーターは、不適切な投稿を削除する権限を持つユーザーです。\n",
+     "モデレーターって何", "モデレーターは、不適切な投稿"),
+    # a glossary: the heading names it, the sentence under it says what it is
+    ("ja", "# 公開範囲\nホーム画面の設定は後から変えられます。\n## ホーム\n"
+           "全ての人に公開されますが、ローカルのタイムラインには流れません。\n",
+     "ホームってどういう意味", "全ての人に公開"),
+])
+def test_what_is_x_is_answered_by_the_sentence_that_defines_x(
+        tmp_path: Path, lang: str, page: str, question: str, said: str) -> None:
+    """The page found (its first chunk the search's best), the sentence that says what X is
+    answers, not an earlier one that merely names X."""
+    (tmp_path / "page.md").write_text(page, encoding="utf-8")
+    assert _said_from_first_chunk(tmp_path, "page.md", question, lang).startswith(said)
+
+
+def test_a_follow_up_is_answered_with_what_was_not_said_yet(tmp_path: Path) -> None:
+    """"What else ..." after a reply from the same page: the sentence just said yields to one
+    that holds the visitor's words as well."""
+    (tmp_path / "shop.md").write_text(
+        "# Museum shop\nThe museum shop has dinosaur models and star charts.\n"
+        "Robot kits for children are in the museum shop as well.\n",
+        encoding="utf-8")
+    first = "The museum shop has dinosaur models and star charts."
+    assert _said_from_first_chunk(tmp_path, "shop.md", "what is in the museum shop",
+                                  "en").startswith(first)
+    said = Exchange(user="what is in the museum shop", reply=first, lang="en",
+                    page_id="shop.md", page_title="Museum shop")
+    from kiosk.answer import compose
+    from kiosk.dialogue.query import SearchQuery
+    from kiosk.dialogue.resolver import IMMEDIATE, Resolution
+    from kiosk.retrieval.index import PageHit
+
+    index = _brain(tmp_path).index
+    info = index.page("shop.md")
+    assert info is not None
+    resolution = Resolution("en", None, IMMEDIATE, False,
+                            SearchQuery.of("what else is in the museum shop"))
+    reply = compose(resolution, [PageHit("shop.md", 0.6, info.first_chunk)], index, (said,),
+                    None, load_lexicon("en"))
+    assert reply.text.startswith("Robot kits"), reply.text

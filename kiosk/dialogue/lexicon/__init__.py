@@ -55,6 +55,8 @@ class Lexicon:
     clarification_markers: tuple[str, ...]
     dangling: tuple[str, ...] = ()  # a sentence opening with these leans on the one before
     droppable: tuple[str, ...] = ()  # ... of which these can be left out without it
+    announces: tuple[str, ...] = ()  # a sentence with these tells what a page holds, not it
+    asks_what: tuple[str, ...] = ()  # a question asking what something is (wants a definition)
     refuse: tuple[str, ...] = ()  # requests never answered from any page
     unfinished: tuple[str, ...] = ()  # words a finished question never ends with
     finished: tuple[str, ...] = ()  # endings only a finished sentence has (Japanese)
@@ -204,6 +206,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         clarification_markers=_tuple(rep, "clarification_markers", f"{lang}.replies"),
         dangling=_tuple(data.get("answer", {}), "dangling", f"{lang}.answer"),
         droppable=_tuple(data.get("answer", {}), "droppable", f"{lang}.answer"),
+        announces=_tuple(data.get("answer", {}), "announces", f"{lang}.answer"),
+        asks_what=_tuple(data.get("answer", {}), "asks_what", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
         unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
         finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
