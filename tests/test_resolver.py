@@ -166,6 +166,22 @@ def test_english_apology_detected() -> None:
     assert not is_repair("The cafe is open from 10:00.", load_lexicon("en"))
 
 
+@pytest.mark.parametrize(("lang", "reply", "repair"), [
+    ("en", "I'm sorry for your loss. A Veteran may qualify for burial in a national cemetery.",
+     False),
+    ("en", "I'm so sorry. As the parent of a Servicemember, you may qualify for counseling.",
+     False),
+    ("en", "Sorry about that. You can apply online or by mail.", False),
+    ("en", "Sorry, I didn't catch that. Could you say it again?", True),
+    ("en", "I'm sorry, I couldn't find that in this venue's pages.", True),
+    ("ja", "お悔やみ申し上げます。ご遺族は給付金を受け取れる場合があります。", False),
+    ("ja", "すみません、よく聞き取れませんでした。もう一度お願いします。", True),
+])
+def test_sympathy_is_no_apology(lang: str, reply: str, repair: bool) -> None:
+    """A reply that answers after "I'm sorry for your loss" is context like any answer."""
+    assert is_repair(reply, load_lexicon(lang)) is repair
+
+
 def test_independent_question_with_confident_bare_search_gets_no_context() -> None:
     a = analyze("why do i need permission to live stream", EN_HISTORY, load_lexicon("en"), P)
     assert a.needs_confidence

@@ -182,7 +182,12 @@ def classify_act(text: str, lex: Lexicon) -> str | None:
 
 
 def is_repair(reply: str, lex: Lexicon) -> bool:
-    return bool(lex.find(clean(reply), lex.repair_markers))
+    """An apology or a clarification request: not sympathy ("I'm sorry for your loss") nor an
+    apology that the answer follows."""
+    text = f" {clean(reply)} " if lex.word_boundaries else clean(reply)
+    for phrase in lex.not_repair:
+        text = text.replace(f" {phrase} " if lex.word_boundaries else phrase, " ")
+    return bool(lex.find(" ".join(text.split()), lex.repair_markers))
 
 
 def is_clarification(reply: str, lex: Lexicon) -> bool:

@@ -53,6 +53,8 @@ class Lexicon:
     interrogatives: tuple[str, ...]
     repair_markers: tuple[str, ...]
     clarification_markers: tuple[str, ...]
+    # sympathy ("I'm sorry for your loss") or an apology the answer follows: no repair
+    not_repair: tuple[str, ...] = ()
     dangling: tuple[str, ...] = ()  # a sentence opening with these leans on the one before
     droppable: tuple[str, ...] = ()  # ... of which these can be left out without it
     announces: tuple[str, ...] = ()  # a sentence with these tells what a page holds, not it
@@ -204,6 +206,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         interrogatives=_tuple(req, "interrogatives", f"{lang}.request"),
         repair_markers=_tuple(rep, "repair_markers", f"{lang}.replies"),
         clarification_markers=_tuple(rep, "clarification_markers", f"{lang}.replies"),
+        not_repair=_tuple(rep, "not_repair", f"{lang}.replies"),
         dangling=_tuple(data.get("answer", {}), "dangling", f"{lang}.answer"),
         droppable=_tuple(data.get("answer", {}), "droppable", f"{lang}.answer"),
         announces=_tuple(data.get("answer", {}), "announces", f"{lang}.answer"),
