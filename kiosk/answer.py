@@ -256,14 +256,30 @@ def _fits(lang: str, chosen: list[str], extra: str) -> bool:
 def _run_from(sents: list[str], heads: list[str], start: int, lang: str,
               limit: int) -> tuple[int, ...]:
     """Consecutive sentences from start under the same heading, as many as fit the spoken
-    length (at least one)."""
+    length (at least one). A sentence that says again what one picked said (a page's
+    description, then its first line in other words) is passed over."""
     picked: list[int] = []
     for i in range(start, len(sents)):
         full = len(picked) >= limit or not _fits(lang, [sents[j] for j in picked], sents[i])
         if picked and (full or heads[i] != heads[start]):
             break
-        picked.append(i)
+        if not any(_restates(sents[i], sents[j], lang) for j in picked):
+            picked.append(i)
     return tuple(picked)
+
+
+def _restates(sentence: str, said: str, lang: str) -> bool:
+    """The two sentences say one thing: three in four words of the shorter are the other's
+    ("A PMC is an engraved paper certificate ..." after "A Presidential Memorial Certificate
+    (PMC) is an engraved paper certificate ..."); in Japanese, whose terms are character
+    2-grams, nine in ten of both ("…を登録するには…を押します" and "…を解除するには…を押します"
+    share most of theirs and say two things)."""
+    a, b = set(terms(sentence)), set(terms(said))
+    if not (a and b):
+        return False
+    if lang == "ja":
+        return len(a & b) >= 0.9 * len(a | b)
+    return len(a & b) >= 0.75 * min(len(a), len(b))
 
 
 def _dangling(sentence: str, lex: Lexicon) -> bool:

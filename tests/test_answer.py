@@ -387,3 +387,26 @@ def test_a_follow_up_is_answered_with_what_was_not_said_yet(tmp_path: Path) -> N
     reply = compose(resolution, [PageHit("shop.md", 0.6, info.first_chunk)], index, (said,),
                     None, load_lexicon("en"))
     assert reply.text.startswith("Robot kits"), reply.text
+
+
+@pytest.mark.parametrize(("lang", "page", "question", "said", "not_said"), [
+    # a page's description, then its first line in other words: said once
+    ("en", "# Certificates\nA PMC is an engraved paper certificate signed by the current "
+           "president of the United States.\nA Presidential Memorial Certificate (PMC) is an "
+           "engraved paper certificate signed by the current president.\nFamily members and "
+           "friends can request one.\n",
+     "what is a pmc certificate", "Family members and friends can request one.",
+     "A Presidential Memorial Certificate (PMC) is"),
+    # two steps alike in words, two things said: both stay
+    ("ja", "# お気に入り\nノートをお気に入り登録するには、"
+           "ノートメニューの「お気に入り」を押します。\n"
+           "お気に入り解除するには、ノートメニューの「お気に入り解除」を押します。\n",
+     "お気に入りに登録するには", "お気に入り解除するには", None),
+])
+def test_a_reply_does_not_say_one_thing_twice(tmp_path: Path, lang: str, page: str,
+                                              question: str, said: str,
+                                              not_said: str | None) -> None:
+    (tmp_path / "page.md").write_text(page, encoding="utf-8")
+    reply = _said_from_first_chunk(tmp_path, "page.md", question, lang)
+    assert said in reply, reply
+    assert not_said is None or not_said not in reply, reply
