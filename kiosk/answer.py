@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
@@ -85,8 +86,11 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
 
 _URL = re.compile(r"\w+://|www\.|\S+@\S+\.\w")
 _CODE_NAME = re.compile(r"\$[A-Za-z_]")  # $ref, $HOME: code; $127 is a price
-_END_EN = re.compile(r"[.!?)\"”’]$")
-_END_JA = re.compile(r"[。！？!?）」』]$")
+# A sentence ends with its mark, and perhaps a closing bracket or quote after it: a line that
+# ends with a bracket alone is a list item ("Vascular disease (diseases that affect ...)") or a
+# cited title (「…を探しているなら…『Misskey』へようこそ」), not a sentence.
+_END_EN = re.compile(r"[.!?][)\"”’]*$")
+_END_JA = re.compile(r"[。！？!?][）」』)]*$")
 # "Note: ...", "Tip: ...", "注意：...": a typographic label before a sentence, not words to say.
 _LABEL = re.compile(r"^(?:note|tip|important|warning|caution|注意|ヒント|補足|メモ)\s*[:：]\s*",
                     re.I)
@@ -268,13 +272,20 @@ def _run_from(sents: list[str], heads: list[str], start: int, lang: str,
     return tuple(picked)
 
 
+@lru_cache(maxsize=4096)
+def _terms_of(text: str) -> frozenset[str]:
+    """A sentence's terms, remembered: a page's sentences are weighed again at every turn
+    that answers from it, and the replies of the conversation at every turn after them."""
+    return frozenset(terms(text))
+
+
 def _restates(sentence: str, said: str, lang: str) -> bool:
     """The two sentences say one thing: three in four words of the shorter are the other's
     ("A PMC is an engraved paper certificate ..." after "A Presidential Memorial Certificate
     (PMC) is an engraved paper certificate ..."); in Japanese, whose terms are character
     2-grams, nine in ten of both ("…を登録するには…を押します" and "…を解除するには…を押します"
     share most of theirs and say two things)."""
-    a, b = set(terms(sentence)), set(terms(said))
+    a, b = _terms_of(sentence), _terms_of(said)
     if not (a and b):
         return False
     if lang == "ja":
@@ -405,11 +416,11 @@ _SAID_SHARE = 0.8  # ... said: this share of its terms were in one earlier reply
 def _said_before(sents: list[str], history: History) -> list[bool]:
     """Per sentence, whether a reply of the conversation said it (nearly all its terms in
     one reply: the visitor heard it, whatever the positions of this reply's sentences)."""
-    replies = [set(terms(ex.reply)) for ex in history
+    replies = [_terms_of(ex.reply) for ex in history
                if ex.act is None and not ex.repair and ex.reply]
     out: list[bool] = []
     for sent in sents:
-        own = set(terms(sent))
+        own = _terms_of(sent)
         out.append(bool(own) and any(len(own & said) >= _SAID_SHARE * len(own)
                                      for said in replies))
     return out
@@ -451,8 +462,8 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
     A sentence also owns the words of its heading ("Tickets for the planetarium"), at half
     the weight of its own: a page's title heads its introduction, which must not outrank the
     section that says it."""
-    own = [set(terms(sent)) | (_shapes(sent) if cues else set()) for sent in sents]
-    headed = [set(terms(head)) - words for head, words in zip(heads, own, strict=True)]
+    own = [_terms_of(sent) | (_shapes(sent) if cues else set()) for sent in sents]
+    headed = [_terms_of(head) - words for head, words in zip(heads, own, strict=True)]
     n = len(sents)
     df: dict[str, int] = {}
     for words, head_words in zip(own, headed, strict=True):

@@ -28,6 +28,9 @@ from tests.fakes import HashingEmbedder
     ("公式サイト。", "ja"),  # a link and its full stop, from a list of apps
     ("App Store", "ja"),
     ("詳しくは https://misskey-hub.net を見てください。", "ja"),
+    # a list item and a cited title end in a bracket, not a sentence's mark
+    ("Vascular disease (diseases that affect your blood vessels)", "en"),
+    ("「Twitterにさよなら　SNSの自治求めミスキーに移民」", "ja"),
     # a page's own questions are its headings or a list of them ("What's on this page")
     ("Where do I get care if I live in a rural area, far from a VA medical center?", "en"),
     ("サーバーはどうやって選べばいいですか？", "ja"),
@@ -151,8 +154,10 @@ def test_nothing_said_from_real_pages_is_a_link_label_address_or_fragment(site: 
     for sentence in said:
         assert "://" not in sentence and ":::" not in sentence, sentence
         assert not sentence.rstrip().endswith((":", "：")), sentence
-        end = "。！？!?）」』" if lex.lang == "ja" else '.!?)"”’'
-        assert sentence.rstrip()[-1] in end, sentence
+        # a sentence's own mark, perhaps inside a closing bracket or quote: a line ending in
+        # a bracket alone is a list item or a cited title
+        end = "。！？!?" if lex.lang == "ja" else ".!?"
+        assert sentence.rstrip().rstrip(")）」』\"”’")[-1:] in tuple(end), sentence
 
 
 def _cafe_brain(root: Path) -> Brain:
