@@ -54,6 +54,11 @@ def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     ("対象は：高校生以上", "ja", "対象は高校生以上。"),
     ("The cafe is open from 10:00 to 16:30.", "en", "The cafe is open from 10:00 to 16:30."),
     ("The net worth limit is $127,061.", "en", "The net worth limit is $127,061."),
+    # an e-mail address or a handle is how to reach someone, not a link
+    ("Write to vetcenter.bereavement@va.gov for an appointment.", "en",
+     "Write to vetcenter.bereavement@va.gov for an appointment."),
+    ("寄付の情報を添えて@syuilo@misskey.ioまでお申し付けください。", "ja",
+     "寄付の情報を添えて@syuilo@misskey.ioまでお申し付けください。"),
 ])
 def test_fields_are_said_as_sentences_and_prose_as_it_is(line: str, lang: str,
                                                          said: str) -> None:
@@ -83,6 +88,13 @@ def test_fields_are_said_as_sentences_and_prose_as_it_is(line: str, lang: str,
       "a certain amount."]),
     (["You:", "Are enrolled in VA health care, and", "Have had an appointment there"],
      ["You are enrolled in VA health care and have had an appointment there."]),
+    # how to reach someone: an e-mail address is said as a telephone number is
+    (["To access bereavement counseling services, contact our Readjustment Counseling "
+      "Service staff:", "By phone at 1-202-461-6530, or",
+      "By email at vetcenter.bereavement@va.gov"],
+     ["To access bereavement counseling services, contact our Readjustment Counseling "
+      "Service staff: by phone at 1-202-461-6530 or by email at "
+      "vetcenter.bereavement@va.gov."]),
 ])
 def test_a_sentence_a_page_cuts_into_a_list_is_said_whole(lines: list[str],
                                                          said: list[str]) -> None:
