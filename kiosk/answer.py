@@ -19,17 +19,7 @@ from kiosk.dialogue.resolver import ACT, PAGE, REPEAT, SITE, Resolution, clean
 from kiosk.retrieval.index import Evidence, PageHit, SiteIndex
 from kiosk.text import sentences, terms
 
-# A reply speaks for at most MAX_REPLY_S; the bundled voices say this many characters a second
-# (measured on 40 replies each: piper's en_US-joe 17.2, Open JTalk's mei_normal 5.9). Before,
-# 140 Japanese characters let a reply run ~24 s (reply F1 misskey-ja 0.344 -> 0.348 at 90,
-# vagov-en 0.349 -> 0.348 at 255; at 12 s, 0.341 and 0.334).
-MAX_REPLY_S = 15.0
-CHARS_PER_S = {"en": 17.0, "ja": 6.0}
-MAX_REPLY_CHARS = {lang: int(MAX_REPLY_S * rate) for lang, rate in CHARS_PER_S.items()}
-
-
-def _max_chars(lang: str) -> int:
-    return MAX_REPLY_CHARS.get(lang, MAX_REPLY_CHARS["en"])
+MAX_REPLY_CHARS = {"ja": 140, "en": 260}
 # A sentence that leans on one it cannot take along yields to a candidate this close to it
 # (in units of the best sentence's word match): reply F1 +0.005 on vagov-en, the same on
 # misskey-ja.
@@ -236,7 +226,7 @@ def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
                 colon = "" if unfinished else ("：" if lang == "ja" else ":")
                 said = (f"{lead}{colon}{items}" if lang == "ja" else f"{lead}{colon} {items}") + (
                     "。" if lang == "ja" else ".")
-                if len(said) <= _max_chars(lang):  # one reply's length at most
+                if len(said) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply's length at most
                     out.append(said)
                     i = j
                     continue
@@ -266,7 +256,7 @@ def _page_sentences(index: SiteIndex,
 
 def _fits(lang: str, chosen: list[str], extra: str) -> bool:
     sep = "" if lang == "ja" else " "
-    return len(sep.join([*chosen, extra])) <= _max_chars(lang)
+    return len(sep.join([*chosen, extra])) <= MAX_REPLY_CHARS.get(lang, 260)
 
 
 def _run_from(sents: list[str], heads: list[str], start: int, lang: str,
