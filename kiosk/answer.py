@@ -179,6 +179,7 @@ def _item(line: str, lang: str) -> bool:
     return size <= LIST_ITEM_WORDS
 
 
+_EXAMPLES = ("like", "including")  # a list of examples after these may be said in part
 _CONJUNCTION_END = re.compile(r"[,;]?\s+(and|or)$", re.I)
 
 
@@ -219,14 +220,22 @@ def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
             # the latter keeps its colon, a pause before the items
             unfinished = lex.sounds_unfinished(lead) or (
                 lang != "ja" and len(lead.split()) < 2)  # "You:" and what you must be
+            # examples ("..., like:") may be said in part; a list of conditions may not
+            some = lang != "ja" and lead.lower().split()[-1:] in ([w] for w in _EXAMPLES)
+            unfinished = unfinished or some
             joined = unfinished or any(
                 _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1])
             if joined and LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]:
-                items = _join_items([x.strip() for x in lines[i + 1:j]], lang, lead)
                 colon = "" if unfinished else ("：" if lang == "ja" else ":")
-                said = (f"{lead}{colon}{items}" if lang == "ja" else f"{lead}{colon} {items}") + (
-                    "。" if lang == "ja" else ".")
-                if len(said) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply's length at most
+                for end in range(j, i + 2 if some else j - 1, -1):
+                    items = _join_items([x.strip() for x in lines[i + 1:end]], lang, lead)
+                    said = (f"{lead}{colon}{items}" if lang == "ja"
+                            else f"{lead}{colon} {items}") + ("。" if lang == "ja" else ".")
+                    if len(said) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply at most
+                        break
+                else:
+                    said = ""
+                if said:
                     out.append(said)
                     i = j
                     continue

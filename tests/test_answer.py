@@ -88,6 +88,14 @@ def test_fields_are_said_as_sentences_and_prose_as_it_is(line: str, lang: str,
       "a certain amount."]),
     (["You:", "Are enrolled in VA health care, and", "Have had an appointment there"],
      ["You are enrolled in VA health care and have had an appointment there."]),
+    # examples may be said in part when all of them would make too long a reply
+    (["Vision problems caused by an illness—or the treatment of an illness—for which you’re "
+      "receiving VA care, like:", "Stroke", "Diabetes", "Multiple sclerosis",
+      "Vascular disease (diseases that affect your blood vessels)",
+      "Geriatric chronic illnesses (long-lasting illnesses that affect the elderly)"],
+     ["Vision problems caused by an illness—or the treatment of an illness—for which you’re "
+      "receiving VA care, like stroke, diabetes, multiple sclerosis, and vascular disease "
+      "(diseases that affect your blood vessels)."]),
     # how to reach someone: an e-mail address is said as a telephone number is
     (["To access bereavement counseling services, contact our Readjustment Counseling "
       "Service staff:", "By phone at 1-202-461-6530, or",
