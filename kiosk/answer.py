@@ -221,7 +221,7 @@ def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
             unfinished = lex.sounds_unfinished(lead) or (
                 lang != "ja" and len(lead.split()) < 2)  # "You:" and what you must be
             # examples ("..., like:") may be said in part; a list of conditions may not
-            some = lang != "ja" and lead.lower().split()[-1:] in ([w] for w in _EXAMPLES)
+            some = lang != "ja" and lead.lower().split()[-1] in _EXAMPLES
             unfinished = unfinished or some
             joined = unfinished or any(
                 _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1])
