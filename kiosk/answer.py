@@ -637,11 +637,12 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     prior = None
     if chunk is not None and params.chunk_prior:
         prior = [params.chunk_prior if c == chunk else 0.0 for c in owner]
-    if lex.find(clean(utterance), lex.asks_what):
+    spoken = clean(utterance)  # as the lexicon is written: "Where can I ..." from Whisper
+    if lex.find(spoken, lex.asks_what):
         asked = set(index.search_terms(SearchQuery.of(utterance)))
         defines = _defines(sents, heads, asked, index, lang)
         prior = [a + b for a, b in zip(prior or [0.0] * len(sents), defines, strict=True)]
-    start = _best_start(sents, heads, _sentence_query(r.query, index), _cue_terms(utterance, lex),
+    start = _best_start(sents, heads, _sentence_query(r.query, index), _cue_terms(spoken, lex),
                         prior, _orphans(sents, heads, lex), _said_before(sents, history))
     picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)

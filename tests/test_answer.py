@@ -306,6 +306,11 @@ def test_a_connective_whose_sentence_is_not_said_is_left_out(
     ("en", "# Cafe\nThe cafe shows the bay from every table.\n## Menu\n"
            "A bowl of curry is $8 and soup comes with it.\n",
      "how much does the cafe curry cost", "$8"),
+    # as Whisper writes it: capitals and a question mark
+    ("en", "# Grief counseling\nSurviving family members may get bereavement counseling at "
+           "a Vet Center near them.\n## Contact\nThe staff answer at 1-202-461-6530 on "
+           "weekdays.\n",
+     "How do I reach them about bereavement counseling?", "1-202-461-6530"),
     ("en", "# Grief counseling\nSurviving family members may get bereavement counseling at "
            "a Vet Center near them.\n## Contact\nThe staff answer at 1-202-461-6530 on "
            "weekdays.\n",
