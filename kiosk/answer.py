@@ -227,14 +227,15 @@ def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
                 _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1])
             if joined and LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]:
                 colon = "" if unfinished else ("：" if lang == "ja" else ":")
-                for end in range(j, i + 2 if some else j - 1, -1):
+                fewest = LIST_ITEMS[0] if some else j - i - 1  # items said at the least
+                said = ""
+                for end in range(j, i + fewest, -1):
                     items = _join_items([x.strip() for x in lines[i + 1:end]], lang, lead)
-                    said = (f"{lead}{colon}{items}" if lang == "ja"
-                            else f"{lead}{colon} {items}") + ("。" if lang == "ja" else ".")
-                    if len(said) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply at most
+                    candidate = (f"{lead}{colon}{items}" if lang == "ja"
+                                 else f"{lead}{colon} {items}") + ("。" if lang == "ja" else ".")
+                    if len(candidate) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply at most
+                        said = candidate
                         break
-                else:
-                    said = ""
                 if said:
                     out.append(said)
                     i = j

@@ -184,10 +184,7 @@ def classify_act(text: str, lex: Lexicon) -> str | None:
 def is_repair(reply: str, lex: Lexicon) -> bool:
     """An apology or a clarification request: not sympathy ("I'm sorry for your loss") nor an
     apology that the answer follows."""
-    text = f" {clean(reply)} " if lex.word_boundaries else clean(reply)
-    for phrase in lex.not_repair:
-        text = text.replace(f" {phrase} " if lex.word_boundaries else phrase, " ")
-    return bool(lex.find(" ".join(text.split()), lex.repair_markers))
+    return bool(lex.find(lex.strip(clean(reply), lex.not_repair), lex.repair_markers))
 
 
 def is_clarification(reply: str, lex: Lexicon) -> bool:
