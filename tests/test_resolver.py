@@ -428,6 +428,15 @@ def test_japanese_conditional_endings_are_follow_ups(utterance: str) -> None:
     assert analyze(utterance, JA_HISTORY, load_lexicon("ja"), P).kind == IMMEDIATE
 
 
+@pytest.mark.parametrize(("utterance", "lang"), [
+    ("大人だとえーと", "ja"), ("土曜はえっと", "ja"), ("the shop too uh", "en"),
+])
+def test_a_follow_up_trailing_off_in_a_hesitation_is_still_a_follow_up(utterance: str,
+                                                                         lang: str) -> None:
+    history = JA_HISTORY if lang == "ja" else EN_HISTORY
+    assert analyze(utterance, history, load_lexicon(lang), P).kind == IMMEDIATE
+
+
 @pytest.mark.parametrize(("utterance", "page"), [
     ("about the robot show can kids join in", "en/robot-lab.md"),  # opens with "about the"
     ("wait about the streaming rules do i need a permit", "en/photography.md"),

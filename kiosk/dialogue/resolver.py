@@ -289,7 +289,7 @@ def analyze(utterance: str, history: History, lex: Lexicon,
             similarity: tuple[float, ...] | None = None) -> Analysis:
     """`similarity`: for a distant reference, how close in meaning the utterance is to each
     exchange of the history (0..1), when the brain measured it."""
-    text = clean(utterance)
+    text = lex.strip(clean(utterance), lex.hesitations)
     strength = content_strength(text)
     detail = bool(lex.find(text, lex.detail))
 

@@ -31,6 +31,9 @@ class Lexicon:
     stopwords: frozenset[str]
     number_words: tuple[tuple[str, int], ...]
     number_counters: tuple[str, ...]
+    # a speaker's hesitations ("uh", えっと): no words of the question, left out before its shape
+    # is read ("列を増やすにはえー" ends like a follow-up, in は)
+    hesitations: tuple[str, ...]
     acts: dict[str, tuple[str, ...]]
     act_fillers: tuple[str, ...]
     page: tuple[str, ...]
@@ -184,6 +187,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         stopwords=frozenset(_tuple(text, "stopwords", f"{lang}.text")),
         number_words=tuple((k, int(v)) for k, v in text.get("number_words", {}).items()),
         number_counters=_tuple(text, "number_counters", f"{lang}.text"),
+        hesitations=_tuple(text, "hesitations", f"{lang}.text"),
         acts={act: _tuple(acts_t, act, f"{lang}.acts") for act in ACTS},
         act_fillers=_tuple(acts_t, "fillers", f"{lang}.acts"),
         page=_tuple(ref, "page", f"{lang}.reference"),
