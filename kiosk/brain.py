@@ -331,6 +331,10 @@ class Brain:
         else:
             reply = compose(resolution, hits, self.index, history, screen_page, lex,
                             self.params.answer)
+        if analysis.cut_off:
+            # Stopped mid-phrase ("... for the", 〜はえっと): an answer would guess the rest of
+            # the question. It is asked again; the pages found stay ranked (the screen stays).
+            reply = Reply(lex.replies["unclear"], repair=True)
         if reply.repair and resolution.kind not in (PAGE,):
             # A clarification is not an answer: nothing was found with confidence.
             reply = replace(reply, page_id=None)

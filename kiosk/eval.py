@@ -173,6 +173,10 @@ class _Replies:
     refused: int = 0  # page turns answered without a page
     offtopic: int = 0
     offtopic_answered: int = 0  # off-topic turns answered from a page, or offered pages
+    # page turns whose reference reply is itself a repair ("Sorry, I didn't catch that"):
+    # how many of them the avatar also met with a repair rather than an answer
+    ref_repairs: int = 0
+    repaired_too: int = 0
 
     def add(self, turn: Turn, result: TurnResult, top1: float, lex_repair: bool) -> None:
         answered = result.reply.page_id is not None
@@ -182,9 +186,13 @@ class _Replies:
                 self.offtopic += 1
                 self.offtopic_answered += answered or bool(result.ranking)
             return
+        if lex_repair:
+            self.ref_repairs += 1
+            self.repaired_too += result.reply.repair
+            return
         self.page_turns += 1
         self.refused += not answered
-        if turn.reply is not None and not lex_repair:
+        if turn.reply is not None:
             f1 = reply_f1(result.lang, result.reply.text, turn.reply)
             self.f1.append(f1)
             if top1:
@@ -199,6 +207,9 @@ class _Replies:
             "reply_f1_page_right": mean(self.f1_page_right),
             "false_refusals": round(self.refused / self.page_turns, 4) if self.page_turns
             else None,
+            "reference_repairs": self.ref_repairs,
+            "reference_repairs_met_with_repair": round(self.repaired_too / self.ref_repairs, 4)
+            if self.ref_repairs else None,
             "offtopic_turns": self.offtopic,
             "offtopic_false_answers": round(self.offtopic_answered / self.offtopic, 4)
             if self.offtopic else None,
@@ -329,7 +340,9 @@ def format_table(report: dict[str, Any]) -> str:
     lines.append(f"resolved replies: F1 vs reference {r['reply_f1']} over {r['reply_f1_turns']} "
                  f"turns ({r['reply_f1_page_right']} where the page was right); false refusals "
                  f"{r['false_refusals']}; off-topic answered from a page "
-                 f"{r['offtopic_false_answers']} of {r['offtopic_turns']}")
+                 f"{r['offtopic_false_answers']} of {r['offtopic_turns']}; turns the reference "
+                 f"meets with an apology: {r['reference_repairs']}, the avatar too "
+                 f"{r['reference_repairs_met_with_repair']}")
     return "\n".join(lines)
 
 

@@ -440,3 +440,27 @@ def test_a_reply_does_not_say_one_thing_twice(tmp_path: Path, lang: str, page: s
     reply = _said_from_first_chunk(tmp_path, "page.md", question, lang)
     assert said in reply, reply
     assert not_said is None or not_said not in reply, reply
+
+
+def test_a_question_cut_off_mid_phrase_is_asked_again_and_the_topic_kept(
+        tmp_path: Path) -> None:
+    """"how long does uh the the" is not answered with a guess: the avatar asks again, the
+    screen stays, and the question said again next leans on the answer before the apology."""
+    (tmp_path / "cafe.md").write_text(
+        "# Harbor Cafe\n## Menu\nThe Harbor Cafe serves curry every day.\n"
+        "## Seats\nThere are forty seats by the harbor window.\n"
+        "## Hours\nThe cafe is open from 10:00 to 16:30.\n", encoding="utf-8")
+    (tmp_path / "shop.md").write_text(
+        "# Museum shop\nThe shop sells postcards and books.\n", encoding="utf-8")
+    brain = _brain(tmp_path)
+    lex = load_lexicon("en")
+    cafe = brain.respond((), "what does the harbor cafe serve", lang="en")
+    assert cafe.reply.page_id == "cafe.md"
+    cut = brain.respond((cafe.exchange(),), "how long is uh the the", lang="en")
+    assert cut.reply.text == lex.replies["unclear"]
+    assert cut.reply.repair and cut.reply.page_id is None
+    assert cut.ranking  # the pages found stay ranked: only the reply asks again
+    again = brain.respond((cafe.exchange(), cut.exchange()), "how long is it open", lang="en")
+    assert again.reply.page_id == "cafe.md" and "16:30" in again.reply.text
+    ja = brain.respond((), "カフェは何時までえっと", lang="ja")
+    assert ja.reply.text == load_lexicon("ja").replies["unclear"]

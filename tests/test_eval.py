@@ -33,7 +33,8 @@ def test_report_shape_and_strategies(brain: Brain) -> None:
     assert list(strategies) == ["raw", "page_lexical", "prev_user", "prev_exchange", "window3",
                                 "seed", "resolved", "oracle"]
     reply_keys = {"reply_f1", "reply_f1_turns", "reply_f1_page_right", "false_refusals",
-                  "offtopic_turns", "offtopic_false_answers"}
+                  "offtopic_turns", "offtopic_false_answers", "reference_repairs",
+                  "reference_repairs_met_with_repair"}
     for name, s in strategies.items():
         assert set(s) == {"top1", "mrr", "turns", "by_kind", "page_top1", "page_mrr",
                           "page_turns"} | (reply_keys if name == "resolved" else set())
@@ -125,12 +126,15 @@ def test_reply_f1_words_for_english_and_2grams_for_japanese() -> None:
 
 def test_offtopic_answers_and_refusals_are_counted(brain: Brain, tmp_path: Path) -> None:
     """Off-topic turns (no page, no act) answered from a page are false answers; page turns
-    answered without a page are refusals; reply F1 skips apologies in the reference."""
+    answered without a page are refusals, unless the reference apologises too (a question
+    cut off mid-phrase is to be asked again); reply F1 skips apologies in the reference."""
     path = tmp_path / "d.jsonl"
     turns = [
         {"user": "when is the penguin parade", "screen": None, "expect": "en/penguins.md",
          "reply": "The penguin parade starts at two."},
         {"user": "sorry what", "screen": None, "expect": "en/penguins.md",
+         "reply": "Sorry, I didn't catch that."},
+        {"user": "and when is the", "screen": None, "expect": "en/penguins.md",
          "reply": "Sorry, I didn't catch that."},
         {"user": "tell me a joke about the weather", "screen": None, "expect": None,
          "kind": "offtopic"},
@@ -141,3 +145,6 @@ def test_offtopic_answers_and_refusals_are_counted(brain: Brain, tmp_path: Path)
     assert r["offtopic_turns"] == 1 and r["offtopic_false_answers"] in (0.0, 1.0)
     assert r["reply_f1_turns"] == 1  # the apology is no reference
     assert 0.0 <= r["false_refusals"] <= 1.0
+    # the cut-off question is met with an apology, as the reference does: no refusal
+    assert r["reference_repairs"] == 2 and r["reference_repairs_met_with_repair"] >= 0.5
+    assert r["false_refusals"] == 0.0

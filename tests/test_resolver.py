@@ -449,3 +449,20 @@ def test_an_utterance_opening_with_about_the_returns_to_a_topic(utterance: str,
     assert (a.kind == DISTANT) == (page is not None)
     if page is not None:
         assert a.distant_index is not None and EN_HISTORY[a.distant_index].page_id == page
+
+
+@pytest.mark.parametrize(("utterance", "lang", "cut"), [
+    ("the bank wants a uh a from the va for the", "en", True),
+    ("how long does uh", "en", True),
+    ("my other boy came home and hes not uh how do i", "en", True),
+    ("what is it based on", "en", False),  # a preposition ends a finished question
+    ("how do i break in", "en", False),
+    ("can i go to the closest er", "en", False),  # the ER, no hesitation
+    ("列を増やすにはえー", "ja", True),
+    ("このサイトってできたのはいつえっと", "ja", True),
+    ("屋上へはどうやって行くの", "ja", False),
+    ("トイレに行きたいんですが", "ja", False),
+])
+def test_an_utterance_that_stops_mid_phrase_is_cut_off(utterance: str, lang: str,
+                                                       cut: bool) -> None:
+    assert analyze(utterance, (), load_lexicon(lang), P).cut_off == cut

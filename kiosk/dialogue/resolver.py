@@ -119,6 +119,7 @@ class Analysis:
     strength: float = 0.0  # see text.content_strength
     distant_index: int | None = None  # exchange chosen for a distant reference
     proximal: bool = False  # "this" / "here" / この / ここ: may point at the page on screen
+    cut_off: bool = False  # stops mid-phrase ("... for the", 〜はえっと): to be heard again
 
     @property
     def has_own_content(self) -> bool:
@@ -289,14 +290,17 @@ def analyze(utterance: str, history: History, lex: Lexicon,
             similarity: tuple[float, ...] | None = None) -> Analysis:
     """`similarity`: for a distant reference, how close in meaning the utterance is to each
     exchange of the history (0..1), when the brain measured it."""
-    text = lex.strip(clean(utterance), lex.hesitations)
+    spoken = clean(utterance)
+    text = lex.strip(spoken, lex.hesitations)
     strength = content_strength(text)
     detail = bool(lex.find(text, lex.detail))
+    cut_off = lex.cut_off_at_end(spoken)
 
     def found(kind: str, *, act: str | None = None, rejection: bool = False,
               distant: int | None = None) -> Analysis:
         return Analysis(lex.lang, utterance, text, act, kind, detail and act is None, rejection,
-                        strength, distant, bool(lex.find(text, lex.proximal)))
+                        strength, distant, bool(lex.find(text, lex.proximal)),
+                        cut_off and act is None)
 
     act = classify_act(text, lex)
     if act is not None:

@@ -51,6 +51,7 @@ class Lexicon:
     follow_up_starts: tuple[str, ...]
     follow_up_ends: tuple[str, ...]
     repeat: tuple[str, ...]
+    cut_off: tuple[str, ...]  # last words of an utterance cut off mid-phrase ("... for the")
     detail: tuple[str, ...]
     verbs: tuple[str, ...]
     interrogatives: tuple[str, ...]
@@ -117,6 +118,14 @@ class Lexicon:
             return any(words[: len(p.split())] == p.split() for p in self.follow_up_starts) or \
                 any(words[-len(p.split()):] == p.split() for p in self.follow_up_ends if words)
         return text.startswith(self.follow_up_starts) or text.endswith(self.follow_up_ends)
+
+    def cut_off_at_end(self, text: str) -> bool:
+        """The normalized utterance stops mid-phrase: on a hesitation ("how long does uh"),
+        or on a word a phrase never ends with ("for the")."""
+        if self.word_boundaries:
+            words = text.split()
+            return bool(words) and (words[-1] in self.hesitations or words[-1] in self.cut_off)
+        return text.endswith(self.hesitations) or text.endswith(self.cut_off)
 
     def strip(self, text: str, phrases: tuple[str, ...]) -> str:
         """The text with every listed phrase removed (longest first)."""
@@ -205,6 +214,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         follow_up_starts=_tuple(ref, "follow_up_starts", f"{lang}.reference"),
         follow_up_ends=_tuple(ref, "follow_up_ends", f"{lang}.reference"),
         repeat=_tuple(req, "repeat", f"{lang}.request"),
+        cut_off=_tuple(req, "cut_off", f"{lang}.request"),
         detail=_tuple(req, "detail", f"{lang}.request"),
         verbs=_tuple(req, "verbs", f"{lang}.request"),
         interrogatives=_tuple(req, "interrogatives", f"{lang}.request"),
