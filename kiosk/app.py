@@ -69,6 +69,9 @@ class TurnRecord:
     # Stream time the visitor went on after a pause that had ended the turn (0: did not):
     # this turn answers the whole, and the one before, on the opening words, gave way.
     went_on_ms: int = 0
+    # The utterance stopped mid-phrase and the avatar asked to hear it again (no answer, and
+    # no question the site failed: a sign of noise or a visitor cut short).
+    unclear: bool = False
 
     @property
     def eos_decision_ms(self) -> int:
@@ -379,7 +382,8 @@ class VoiceLoop:
             text, result.lang, res.act, res.kind, res.query.text if res.query else "",
             result.reply.page_id, result.reply.text if spoken is None else spoken,
             utterance.start_ms, utterance.last_voiced_ms, utterance.decided_ms, asr_ms,
-            brain_ms, first_ms, reply_start_ms, utterance.went_on_ms)
+            brain_ms, first_ms, reply_start_ms, utterance.went_on_ms,
+            result.analysis.cut_off)
         self.on_turn(turn)  # the listener logs it: visitors' words stay out of the journal
 
     async def _stop_speaking(self, reason: str | None) -> None:

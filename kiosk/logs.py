@@ -54,7 +54,7 @@ def logs_dir(state_dir: Path, environ: dict[str, str] | None = None) -> Path:
 
 # What `kiosk report` counts, kept for every turn: no words, only what kind of turn it was and
 # which page answered it (a page of the venue's own site, not something a visitor said).
-STAT_FIELDS = ("lang", "act", "kind", "page")
+STAT_FIELDS = ("lang", "act", "kind", "page", "unclear")
 STATS_RETENTION_DAYS = 400
 
 

@@ -55,10 +55,16 @@ class Facts:
     index_path: Path | None = None
 
 
-def turn_outcome(act: str | None, page: str | None) -> str:
-    """answered (from a page), refused (no page answered), or social (a greeting, thanks...)."""
+OUTCOMES = ("answered", "refused", "unclear")
+
+
+def turn_outcome(act: str | None, page: str | None, unclear: bool = False) -> str:
+    """answered (from a page), refused (no page answered), unclear (stopped mid-phrase: asked
+    to say it again), or social (a greeting, thanks...)."""
     if act is not None:
         return "social"
+    if unclear:
+        return "unclear"
     return "answered" if page else "refused"
 
 
@@ -115,7 +121,7 @@ class ServiceMetrics:
         from kiosk.dialogue.resolver import ACT, KINDS
 
         for kind in KINDS:  # every series exists from the start: increase() sees a quiet day
-            for outcome in (("social",) if kind == ACT else ("answered", "refused")):
+            for outcome in (("social",) if kind == ACT else OUTCOMES):
                 self.turns.labels(kind=kind, outcome=outcome)
         self.stage = {
             stage: Histogram(f"kiosk_{stage}_seconds", doc, buckets=BUCKETS_S,
@@ -135,9 +141,11 @@ class ServiceMetrics:
         ProcessCollector(namespace="kiosk", registry=self.registry)
 
     def observe_turn(self, turn: dict[str, Any]) -> None:
-        """A TurnRecord as a dict: only its kind, act, page presence and timings are read."""
+        """A TurnRecord as a dict: only its kind, act, page presence, whether it was unclear
+        and timings are read."""
         self.turns.labels(kind=str(turn.get("kind") or "none"),
-                          outcome=turn_outcome(turn.get("act"), turn.get("page"))).inc()
+                          outcome=turn_outcome(turn.get("act"), turn.get("page"),
+                                               bool(turn.get("unclear")))).inc()
         response_ms = (turn.get("reply_start_ms", 0) - turn.get("last_voiced_ms", 0))
         if turn.get("reply_start_ms") and response_ms >= 0:
             self.stage["response"].observe(response_ms / 1000)

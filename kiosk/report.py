@@ -75,11 +75,13 @@ class Day:
     answered: int = 0
     refused: int = 0
     social: int = 0
+    unclear: int = 0  # cut off mid-phrase: asked to say it again
     pages: collections.Counter[str] = field(default_factory=collections.Counter)
     kinds: collections.Counter[str] = field(default_factory=collections.Counter)
 
     def add(self, record: dict[str, Any]) -> None:
-        outcome = turn_outcome(record.get("act"), record.get("page"))
+        outcome = turn_outcome(record.get("act"), record.get("page"),
+                               bool(record.get("unclear")))
         self.turns += 1
         setattr(self, outcome, getattr(self, outcome) + 1)
         if record.get("page"):
@@ -144,7 +146,8 @@ def build_report(folder: Path, since_s: float, now_s: float,
     transcripts = _read(folder, "turns", since_s)
     if transcripts:
         refused = [str(r.get("utterance") or "") for r in transcripts
-                   if turn_outcome(r.get("act"), r.get("page")) == "refused"]
+                   if turn_outcome(r.get("act"), r.get("page"),
+                                   bool(r.get("unclear"))) == "refused"]
         refused = [t for t in refused if t.strip()][-MAX_GROUPED:]
         groups = group_similar(refused, embed) if embed is not None else [[t] for t in refused]
         report["refused_questions"] = [{"asked": sum(refused.count(t) for t in g),
@@ -154,16 +157,17 @@ def build_report(folder: Path, since_s: float, now_s: float,
 
 def _day_dict(day: Day) -> dict[str, Any]:
     return {"day": day.day, "turns": day.turns, "answered": day.answered,
-            "refused": day.refused, "social": day.social, "answered_share": day.answered_share}
+            "refused": day.refused, "social": day.social, "unclear": day.unclear,
+            "answered_share": day.answered_share}
 
 
 def format_report(report: dict[str, Any]) -> str:
     lines = [f"kiosk report {report['since']} .. {report['until']} (UTC)", "",
-             "day          turns  answered  refused  social  answered share"]
+             "day          turns  answered  refused  social  unclear  answered share"]
     for d in [*report["days"], report["total"]]:
         share = "-" if d["answered_share"] is None else f"{d['answered_share']:.0%}"
         lines.append(f"{d['day']:<12}{d['turns']:>6}{d['answered']:>10}{d['refused']:>9}"
-                     f"{d['social']:>8}  {share:>13}")
+                     f"{d['social']:>8}{d['unclear']:>9}  {share:>13}")
     lines += ["", "pages most asked about:"]
     lines += [f"  {n:>5}  {page}" for page, n in report["top_pages"]] or ["  (none)"]
     lines += ["", "kinds of reference: " + (", ".join(

@@ -25,7 +25,7 @@ def test_the_journal_line_has_no_words(tmp_path: Path, caplog: pytest.LogCapture
     [stats] = tmp_path.iterdir()
     assert stats.name.startswith("stats-")
     stored = json.loads(stats.read_text())
-    assert set(stored) == {"time", "lang", "act", "kind", "page"}
+    assert set(stored) == {"time", "lang", "act", "kind", "page", "unclear"}
     assert stored["page"] == "en/parking.md" and "park" not in json.dumps(
         {k: v for k, v in stored.items() if k != "page"})
 

@@ -71,6 +71,8 @@ def test_turns_are_counted_by_kind_and_outcome_without_visitor_words(tmp_path: P
     assert value("kiosk_turns_total", kind="immediate", outcome="answered") == 1
     assert value("kiosk_turns_total", kind="act", outcome="social") == 1
     assert value("kiosk_turns_total", kind="distant", outcome="refused") == 0  # exists at 0
+    assert value("kiosk_turns_total", kind="immediate", outcome="unclear") == 0
+
     assert value("kiosk_response_seconds_count") == 4
     # end of speech (3.0 s) -> first reply sample (3.9 s and 5.0 s): in the 1 s and 2 s buckets
     assert value("kiosk_response_seconds_bucket", le="1.0") == 3
@@ -223,3 +225,14 @@ def test_the_dashboard_and_alerts_query_metrics_that_exist(tmp_path: Path) -> No
     done = subprocess.run([_promtool(), "check", "rules", str(rules)], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_turn_cut_off_mid_phrase_counts_as_unclear_not_refused(tmp_path: Path) -> None:
+    metrics = ServiceMetrics()
+    metrics.observe_turn({**_turn("ellipsis", None, None), "unclear": True})
+    assert metrics.write(tmp_path)
+    got = _samples((tmp_path / "kiosk.prom").read_text())
+    assert got[("kiosk_turns_total", frozenset({"kind": "ellipsis",
+                                                "outcome": "unclear"}.items()))] == 1
+    assert got[("kiosk_turns_total", frozenset({"kind": "ellipsis",
+                                                "outcome": "refused"}.items()))] == 0

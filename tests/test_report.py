@@ -60,6 +60,20 @@ def test_counts_per_day_without_words(tmp_path: Path) -> None:
         "days"]] == ["2025-12-02"]
 
 
+def test_a_question_asked_again_is_no_refused_question(tmp_path: Path) -> None:
+    """A turn cut off mid-phrase ("how long does the") was asked again: counted apart, and not
+    among the questions the site should add."""
+    log = TurnLog(tmp_path, store_transcripts=True, retention_days=30,
+                  clock=lambda: START + 3600)
+    log.record(_turn("is there parking", "independent", None))
+    log.record({**_turn("how long does uh the", "immediate", None), "unclear": True})
+    report = build_report(tmp_path, START, START + DAY_S)
+    day = report["days"][0]
+    assert (day["refused"], day["unclear"], day["answered_share"]) == (1, 1, 0.0)
+    assert [g["questions"] for g in report["refused_questions"]] == [["is there parking"]]
+    assert "unclear" in format_report(report)
+
+
 @pytest.fixture(scope="module")
 def encoder(models_dir: Path):  # type: ignore[no-untyped-def]
     return load_embedder(load_manifest()["e5-small-int8"], models_dir).embed_queries
