@@ -138,6 +138,8 @@ def test_words_that_cannot_end_a_question_hold_the_turn_open(models_dir: Path) -
     assert not en.sounds_unfinished("Thank you") and not en.sounds_unfinished("when")
     assert ja.sounds_unfinished("駐車場を") and ja.sounds_unfinished("子どもと")
     assert not ja.sounds_unfinished("休みの日は") and not ja.sounds_unfinished("何時から")
+    # a hesitation: the visitor is still looking for words
+    assert en.sounds_unfinished("The parking, uh...") and ja.sounds_unfinished("駐車場はえーと")
     assert pause_verdict(0.99, "what time does") == 0.0
     assert pause_verdict(0.99, "What time is it?") == 0.99
     assert pause_verdict(0.99, "") == 0.99

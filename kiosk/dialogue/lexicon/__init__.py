@@ -138,13 +138,14 @@ class Lexicon:
         return text
 
     def sounds_unfinished(self, text: str) -> bool:
-        """The words so far stop where nobody ends a question ("what time does")."""
+        """The words so far stop where nobody ends a question ("what time does"), or on a
+        hesitation ("the parking uh", 駐車場はえーと): the visitor is still looking for words."""
         words = _norm(TRAILING_PUNCT.sub("", text))
         if self.word_boundaries:
             padded = f" {words}"
             return len(words.split()) >= 2 and any(padded.endswith(f" {p}")
-                                                   for p in self.unfinished)
-        return len(words) >= 2 and words.endswith(self.unfinished)
+                                                   for p in self.unfinished + self.hesitations)
+        return len(words) >= 2 and words.endswith(self.unfinished + self.hesitations)
 
     def unmarked(self, text: str) -> bool:
         """The recognizer wrote no sentence end where this language's transcripts of a
