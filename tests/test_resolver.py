@@ -458,6 +458,7 @@ def test_an_utterance_opening_with_about_the_returns_to_a_topic(utterance: str,
     ("what is it based on", "en", False),  # a preposition ends a finished question
     ("how do i break in", "en", False),
     ("can i go to the closest er", "en", False),  # the ER, no hesitation
+    ("sorry where am i", "en", False),  # "i" after its verb ends a finished question
     ("列を増やすにはえー", "ja", True),
     ("このサイトってできたのはいつえっと", "ja", True),
     ("屋上へはどうやって行くの", "ja", False),

@@ -123,8 +123,8 @@ class Lexicon:
         """The normalized utterance stops mid-phrase: on a hesitation ("how long does uh"),
         or on a word a phrase never ends with ("for the")."""
         if self.word_boundaries:
-            words = text.split()
-            return bool(words) and (words[-1] in self.hesitations or words[-1] in self.cut_off)
+            padded = f" {text}"
+            return any(padded.endswith(f" {p}") for p in self.hesitations + self.cut_off)
         return text.endswith(self.hesitations) or text.endswith(self.cut_off)
 
     def strip(self, text: str, phrases: tuple[str, ...]) -> str:
