@@ -84,3 +84,19 @@ def test_the_bundled_spoken_demo(models_dir: Path, tmp_path: Path) -> None:
     # takes the comma's pause for the end of a (finished) "Thank you."
     assert out.count("visitor>") in (6, 7)
     assert "kind act" in out and "page en/parking.md" in out and "page en/robot-lab.md" in out
+
+
+def test_resident_memory_is_split_into_heap_and_mapped_files(tmp_path: Path) -> None:
+    """The voice bench reports what its peak is made of: heap, or model files mapped."""
+    from kiosk.bench import rss_split_mb
+
+    before = rss_split_mb()
+    heap = np.ones(50_000_000 // 8)  # 50 MB, every page written
+    weights = tmp_path / "weights.bin"
+    weights.write_bytes(b"\1" * 40_000_000)
+    mapped = np.memmap(weights, dtype=np.uint8, mode="r")
+    assert int(mapped.sum()) == 40_000_000  # every page read
+    after = rss_split_mb()
+    assert after["anon"] - before["anon"] > 40, (before, after)
+    assert after["file"] - before["file"] > 30, (before, after)
+    del heap, mapped

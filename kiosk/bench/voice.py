@@ -41,7 +41,7 @@ from kiosk.audio.logmel import log_mel
 from kiosk.audio.recorded import RecordedStream
 from kiosk.audio.turn import TurnModel, pause_verdict
 from kiosk.audio.vad import Paused, Segmenter, SegmenterParams, Utterance, VoiceActivity
-from kiosk.bench import percentiles
+from kiosk.bench import percentiles, rss_split_mb
 from kiosk.bench.room import mix, other_voice, rms
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import Dialogue, evaluate, load_dialogues
@@ -373,6 +373,8 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
         "typed_top1": typed,
         "language_detection": detection,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+        # what the peak is made of, read at the end: heap vs mapped model and dictionary files
+        "rss_at_end_mb": rss_split_mb(),
         "examples": [{"said": ref, "heard": hyp} for ref, hyp in pairs[:6]],
     }
     if lang == "ja":
