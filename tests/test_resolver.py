@@ -463,6 +463,8 @@ def test_an_utterance_opening_with_about_the_returns_to_a_topic(utterance: str,
     ("このサイトってできたのはいつえっと", "ja", True),
     ("屋上へはどうやって行くの", "ja", False),
     ("トイレに行きたいんですが", "ja", False),
+    ("さっきの広告の話だけどさうちの", "ja", True),  # a possessive waits for its noun
+    ("それってどこで見られるの", "ja", False),  # the question's own の
 ])
 def test_an_utterance_that_stops_mid_phrase_is_cut_off(utterance: str, lang: str,
                                                        cut: bool) -> None:
