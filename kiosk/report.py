@@ -1,7 +1,8 @@
 """`kiosk report`: what visitors asked and what the site could not answer, per day, for the
 people who write the site.
 
-Counts come from the word-free turn counts every kiosk keeps (kind, act, answering page). The
+Counts come from the word-free turn counts every kiosk keeps (kind, act, answering page, and
+whether the question was cut off and asked again). The
 refused questions themselves exist only when the venue enabled logging.store_transcripts;
 they are grouped by meaning (the brain's sentence encoder) so the venue sees the topics to
 add, most asked first.
