@@ -52,8 +52,9 @@ def logs_dir(state_dir: Path, environ: dict[str, str] | None = None) -> Path:
     return Path(given) if given else state_dir / "logs"
 
 
-# What `kiosk report` counts, kept for every turn: no words, only what kind of turn it was and
-# which page answered it (a page of the venue's own site, not something a visitor said).
+# What `kiosk report` counts, kept for every turn: no words, only what kind of turn it was,
+# which page answered it (a page of the venue's own site, not something a visitor said) and
+# whether it was cut off and asked again.
 STAT_FIELDS = ("lang", "act", "kind", "page", "unclear")
 STATS_RETENTION_DAYS = 400
 
