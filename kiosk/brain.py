@@ -325,16 +325,16 @@ class Brain:
             if bare is None and resolution.pool:
                 bare = self._bare(analysis.utterance, lang)
             hits = self._ranked(resolution.query, lang, resolution, bare)
-        if declined or (resolution.kind in (INDEPENDENT, ELLIPSIS) and not hits
-                        and resolution.query is not None):
-            reply = decline(self.index, lex)
-        else:
-            reply = compose(resolution, hits, self.index, history, screen_page, lex,
-                            self.params.answer)
         if analysis.cut_off:
             # Stopped mid-phrase ("... for the", 〜はえっと): an answer would guess the rest of
             # the question. It is asked again; the pages found stay ranked (the screen stays).
             reply = Reply(lex.replies["unclear"], repair=True)
+        elif declined or (resolution.kind in (INDEPENDENT, ELLIPSIS) and not hits
+                          and resolution.query is not None):
+            reply = decline(self.index, lex)
+        else:
+            reply = compose(resolution, hits, self.index, history, screen_page, lex,
+                            self.params.answer)
         if reply.repair and resolution.kind not in (PAGE,):
             # A clarification is not an answer: nothing was found with confidence.
             reply = replace(reply, page_id=None)
