@@ -58,14 +58,15 @@ class Facts:
 OUTCOMES = ("answered", "refused", "unclear")
 
 
-def turn_outcome(act: str | None, page: str | None, unclear: bool = False) -> str:
-    """answered (from a page), refused (no page answered), unclear (stopped mid-phrase: asked
-    to say it again), or social (a greeting, thanks...)."""
-    if act is not None:
+def turn_outcome(turn: dict[str, Any]) -> str:
+    """Of a TurnRecord as a dict (a log line): answered (from a page), refused (no page
+    answered), unclear (stopped mid-phrase: asked to say it again), or social (a greeting,
+    thanks...)."""
+    if turn.get("act") is not None:
         return "social"
-    if unclear:
+    if turn.get("unclear"):
         return "unclear"
-    return "answered" if page else "refused"
+    return "answered" if turn.get("page") else "refused"
 
 
 class _LiveCollector(Collector):
@@ -144,8 +145,7 @@ class ServiceMetrics:
         """A TurnRecord as a dict: only its kind, act, page presence, whether it was unclear
         and timings are read."""
         self.turns.labels(kind=str(turn.get("kind") or "none"),
-                          outcome=turn_outcome(turn.get("act"), turn.get("page"),
-                                               bool(turn.get("unclear")))).inc()
+                          outcome=turn_outcome(turn)).inc()
         response_ms = (turn.get("reply_start_ms", 0) - turn.get("last_voiced_ms", 0))
         if turn.get("reply_start_ms") and response_ms >= 0:
             self.stage["response"].observe(response_ms / 1000)

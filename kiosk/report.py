@@ -81,8 +81,7 @@ class Day:
     kinds: collections.Counter[str] = field(default_factory=collections.Counter)
 
     def add(self, record: dict[str, Any]) -> None:
-        outcome = turn_outcome(record.get("act"), record.get("page"),
-                               bool(record.get("unclear")))
+        outcome = turn_outcome(record)
         self.turns += 1
         setattr(self, outcome, getattr(self, outcome) + 1)
         if record.get("page"):
@@ -147,8 +146,7 @@ def build_report(folder: Path, since_s: float, now_s: float,
     transcripts = _read(folder, "turns", since_s)
     if transcripts:
         refused = [str(r.get("utterance") or "") for r in transcripts
-                   if turn_outcome(r.get("act"), r.get("page"),
-                                   bool(r.get("unclear"))) == "refused"]
+                   if turn_outcome(r) == "refused"]
         refused = [t for t in refused if t.strip()][-MAX_GROUPED:]
         groups = group_similar(refused, embed) if embed is not None else [[t] for t in refused]
         report["refused_questions"] = [{"asked": sum(refused.count(t) for t in g),
