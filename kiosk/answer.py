@@ -248,20 +248,29 @@ def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
 def _page_sentences(index: SiteIndex,
                     page_id: str) -> tuple[list[str], list[str], list[int]]:
     info = index.page(page_id)
-    lang = info.lang if info is not None else "en"
+    if info is None:
+        return [], [], []
+    chunks = tuple((c.text, c.heading) for c in index.page_chunks(page_id))
+    out, heads, at = _chunk_sentences(info.lang, chunks)
+    return list(out), list(heads), [info.first_chunk + pos for pos in at]
+
+
+@lru_cache(maxsize=256)
+def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str], ...]
+                     ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
+    """A page's speakable sentences, their headings and chunk positions, remembered: the
+    page of a conversation is read again at every turn that answers from it."""
     out: list[str] = []
     heads: list[str] = []
-    owner: list[int] = []
-    first = info.first_chunk if info is not None else 0
-    for pos, chunk in enumerate(index.page_chunks(page_id)):
-        for sentence in sentences("\n".join(lists_as_sentences(chunk.text.splitlines(),
-                                                                lang))):
-            text = speakable(sentence, lang)
-            if text is not None:
-                out.append(text)
-                heads.append(chunk.heading)
-                owner.append(first + pos)
-    return out, heads, owner
+    at: list[int] = []
+    for pos, (text, heading) in enumerate(chunks):
+        for sentence in sentences("\n".join(lists_as_sentences(text.splitlines(), lang))):
+            spoken = speakable(sentence, lang)
+            if spoken is not None:
+                out.append(spoken)
+                heads.append(heading)
+                at.append(pos)
+    return tuple(out), tuple(heads), tuple(at)
 
 
 def _fits(lang: str, chosen: list[str], extra: str) -> bool:

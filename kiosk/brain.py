@@ -246,13 +246,36 @@ class Brain:
         page = scores.page * np.minimum(1.0, np.minimum.reduce(left) / floor)
         return Scores(page.astype(np.float32), scores.chunk, scores.evidence)
 
+    def _on_topic(self, scores: Scores, query: SearchQuery, lang: str, power: float,
+                  named: list[str]) -> Scores:
+        """Scores scaled by how well the context alone (the query without the visitor's
+        words) finds each page, relative to the best such page, to `power` (0: unchanged).
+        Measured on the pages that can still come first (the best few, `named` ones and the
+        pages those link to); every other page takes the lowest fit found, so none rises."""
+        context = tuple(s for s in query.segments if s.role != "utterance")
+        if power <= 0 or not context:
+            return scores
+        top = np.argsort(-scores.page)[: 3 * self.params.top_pages]
+        extra = [self.index.position(p) for a in named for p in (a, *self.index.links(a))]
+        positions = np.unique(np.concatenate([top, np.array(extra, dtype=np.int64)]))
+        alone = self.index.page_scores(SearchQuery(context), self.embedder, lang,
+                                       self.params.rank, positions)
+        best = float(alone.max())
+        if best <= 0:
+            return scores
+        fit = np.clip(alone / best, 0.0, 1.0) ** power
+        factor = np.full(len(scores.page), float(fit.min()), dtype=np.float32)
+        factor[positions] = fit
+        return Scores((scores.page * factor).astype(np.float32), scores.chunk, scores.evidence)
+
     def _ranked(self, query: SearchQuery, lang: str, resolution: Resolution,
                 bare: tuple[Scores, list[PageHit]] | None) -> list[PageHit]:
         """The context query's ranking; anchors gain their bonus. With a pool, only the bare
         search's first pages (those within the band of its best) and the anchors compete, and
         the rest follow in bare order."""
-        scores = self.index.score(query, self.embedder, lang, self.params.rank)
         anchors = [a for a in resolution.anchors if self.index.page(a.page_id) is not None]
+        scores = self._on_topic(self.index.score(query, self.embedder, lang, self.params.rank),
+                                query, lang, resolution.topic_power, [a.page_id for a in anchors])
         # What each reply in play (riding in the query, or said from an anchor) left unsaid
         # of every page: computed once, for the anchors' bonus and for pages said whole.
         said = {seg.text for seg in query.segments if seg.role == "reply"}

@@ -24,11 +24,13 @@ PAGES = {
 
 
 def _brain(tmp_path: Path, *, anchor_link_share: float = 0.5,
-           seen_floor: float = 0.5, anchor_floor: float = 0.5) -> Brain:
+           seen_floor: float = 0.5, anchor_floor: float = 0.5,
+           topic_power: float = ResolverParams().topic_power) -> Brain:
     for name, text in PAGES.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     params = BrainParams(resolver=replace(ResolverParams(), anchor_link_share=anchor_link_share,
-                                          seen_floor=seen_floor, anchor_floor=anchor_floor))
+                                          seen_floor=seen_floor, anchor_floor=anchor_floor,
+                                          topic_power=topic_power))
     return Brain(build_index(tmp_path, HashingEmbedder()), HashingEmbedder(), params)
 
 
@@ -39,12 +41,13 @@ def _after_applying() -> tuple[Exchange, ...]:
 
 def test_a_follow_up_reaches_the_page_its_anchor_links_to(tmp_path: Path) -> None:
     """'how long does that take' after the apply page: the answer is on the page the apply
-    page links to, not on another page whose words fit the question better."""
+    page links to, not on another page whose words fit the question better. (The topic's own
+    pull, `topic_power`, is left out: it alone favours the linked page here too.)"""
     utterance = "how long does that take"
-    linked = _brain(tmp_path).respond(_after_applying(), utterance, None, "en")
+    linked = _brain(tmp_path, topic_power=0.0).respond(_after_applying(), utterance, None, "en")
     assert linked.resolution.kind == "immediate"
     assert linked.ranking[0] == "after-you-apply.md"
-    unlinked = _brain(tmp_path, anchor_link_share=0.0).respond(
+    unlinked = _brain(tmp_path, anchor_link_share=0.0, topic_power=0.0).respond(
         _after_applying(), utterance, None, "en")
     assert unlinked.ranking[0] != "after-you-apply.md"
 
@@ -75,3 +78,34 @@ def test_the_page_pointed_at_keeps_part_of_its_bonus_without_the_words(tmp_path:
     score = {h.page_id: h.score for h in turn.hits}
     bare_score = {h.page_id: h.score for h in bare.hits}
     assert score["apply.md"] > bare_score["apply.md"]
+
+
+def test_a_follow_up_stays_on_the_topic_it_points_at(tmp_path: Path) -> None:
+    """'do i have to go into an office for that' after grief counseling: another service's page
+    that holds "go into an office" fits the follow-up's own words better than the counseling
+    page does, but not the topic "that" points at; the counseling page stays first."""
+    pages = {
+        "counseling.md": "# Bereavement counseling\nParents and spouses of a Servicemember who "
+                         "died while serving may get free bereavement counseling. We provide "
+                         "counseling at community Vet Centers, or in your home.",
+        "certificates.md": "# Memorial certificates\nA certificate honors the memory of a "
+                           "Veteran. Do you have to go into an office? Go into any regional "
+                           "benefit office to request one.",
+    }
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    index = build_index(tmp_path, HashingEmbedder())
+    history = (Exchange("is there grief counseling for parents",
+                        "Parents of a Servicemember who died while serving may get free "
+                        "bereavement counseling.", "en",
+                        page_id="counseling.md", page_title="Bereavement counseling"),)
+    utterance = "do i have to go into an office for that"
+
+    def first(topic_power: float) -> str:
+        params = BrainParams(resolver=replace(ResolverParams(), topic_power=topic_power))
+        turn = Brain(index, HashingEmbedder(), params).respond(history, utterance, None, "en")
+        assert turn.resolution.kind == "immediate"
+        return turn.ranking[0]
+
+    assert first(ResolverParams().topic_power) == "counseling.md"
+    assert first(0.0) == "certificates.md"

@@ -9,7 +9,7 @@ import pytest
 from kiosk.dialogue.query import SearchQuery
 from kiosk.errors import SiteError, SiteIndexError
 from kiosk.retrieval.embedder import Vectors
-from kiosk.retrieval.index import SiteIndex, build_index
+from kiosk.retrieval.index import RankWeights, SiteIndex, build_index
 from tests.fakes import HashingEmbedder
 
 
@@ -44,6 +44,26 @@ def test_visitor_language_pages_rank_first(tmp_path: Path) -> None:
     emb = HashingEmbedder()
     index = build_index(_site(tmp_path / "site"), emb)
     assert index.search(SearchQuery.of("カフェでカレー"), emb, "ja")[0].page_id == "ja/cafe.md"
+
+
+def test_scores_of_a_few_pages_equal_those_of_the_whole_search(tmp_path: Path) -> None:
+    """`page_scores` scores only the chunks of the pages asked for (a follow-up's topic on a
+    large site); each must equal what the whole search gives that page, in the order asked."""
+    emb = HashingEmbedder()
+    root = _site(tmp_path / "site")
+    (root / "en" / "shop.md").write_text(
+        "# Shop\nThe shop sells curry spice.\n\n## Opening\nThe shop opens at ten; the cafe "
+        "next door serves curry from noon.", encoding="utf-8")
+    index = build_index(root, emb)
+    query = SearchQuery.of("curry at the cafe or the shop")
+    for lang in ("en", "ja"):
+        whole = index.score(query, emb, lang, RankWeights()).page
+        assert len({float(x) for x in whole}) > 2  # the pages differ: a real comparison
+        shop = index.position("en/shop.md")
+        assert index.pages[shop].n_chunks > 1
+        positions = np.array([shop, 0, len(index.pages) - 1], dtype=np.int64)
+        assert np.allclose(index.page_scores(query, emb, lang, RankWeights(), positions),
+                           whole[positions], atol=1e-6)
 
 
 def test_rebuild_reuses_vectors_of_unchanged_chunks(tmp_path: Path) -> None:

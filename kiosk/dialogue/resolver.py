@@ -105,6 +105,12 @@ class ResolverParams:
     # distinct terms, has nothing left to tell a follow-up: its score shrinks in proportion
     # (a short page said whole; on CAsT the previous passage, which the context pulls first).
     said_left: float = 0.2
+    # A follow-up that points back ("do I have to go into an office for that") asks about the
+    # exchange's topic: every page's score is scaled by how well that exchange alone finds it
+    # (relative to the page it finds best), to this power, so a page that fits only the
+    # follow-up's own words (another service's "office") does not outrank the topic's pages.
+    # Small: CAsT's follow-ups often move on to a new passage of the topic (README).
+    topic_power: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,8 @@ class Resolution:
     # Pages the reference points at (exchange's page, page on screen); they always join the
     # candidates.
     anchors: tuple[Anchor, ...] = ()
+    # > 0: page scores are scaled by (context-only score / best context-only score) ** this
+    topic_power: float = 0.0
 
 
 def clean(text: str) -> str:
@@ -491,4 +499,5 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
     return Resolution(a.lang, None, kind, a.detail, SearchQuery(head + tuple(segs)),
                       (prev,), pool=pool, band=band,
                       anchors=_anchors((answered_page, bonus, answered_said), screen_anchor,
-                                       screen=screen_page))
+                                       screen=screen_page),
+                      topic_power=params.topic_power if kind == IMMEDIATE else 0.0)
