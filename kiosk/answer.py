@@ -531,9 +531,17 @@ def _say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
 
 
 def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
+    """What the site covers, in a few titles: its sections' own pages first (a site in
+    folders), then its pages in order (a flat site), never the home page."""
     pages = [p for p in index.pages if p.lang == lex.lang] or index.pages
     overview = {p.page_id for p in index.overview_pages(lex.lang)}
-    return _join_titles([p.title for p in pages if p.page_id not in overview][:count], lex)
+    # The home page (the shallowest overview) stands for no section; a folder's index does.
+    depth = min((p.page_id.count("/") for p in index.overview_pages(lex.lang)), default=0)
+    home = {p for p in overview if p.count("/") == depth}
+    sections = [p for p in index.section_pages(lex.lang) if p.page_id not in home]
+    named = {p.page_id for p in sections}
+    chosen = sections + [p for p in pages if p.page_id not in overview | named]
+    return _join_titles([p.title for p in chosen if p.title.strip()][:count], lex)
 
 
 def listing(index: SiteIndex, lex: Lexicon, count: int) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kiosk.answer import lists_as_sentences, page_sentences, speakable
+from kiosk.answer import decline, listing, lists_as_sentences, page_sentences, speakable
 from kiosk.brain import Brain
 from kiosk.dialogue.history import Exchange
 from kiosk.dialogue.lexicon import load_lexicon
@@ -464,3 +464,35 @@ def test_a_question_cut_off_mid_phrase_is_asked_again_and_the_topic_kept(
     assert again.reply.page_id == "cafe.md" and "16:30" in again.reply.text
     ja = brain.respond((), "カフェは何時までえっと", lang="ja")
     assert ja.reply.text == load_lexicon("ja").replies["unclear"]
+
+
+def test_what_the_site_covers_is_said_by_its_sections(tmp_path: Path) -> None:
+    """A site in folders: "I can tell you about ..." names each section by its own page (an
+    index inside the folder, or the page named as the folder beside it), larger sections
+    first, and never the home page; a flat site names its pages in order, as before."""
+    pages = {
+        "index.md": "# Home\nWelcome.",
+        "health-care/index.md": "# VA health care\nHealth care for Veterans.",
+        "health-care/apply.md": "# How to apply\nApply online.",
+        "health-care/eyes.md": "# Vision care\nEyeglasses and exams.",
+        "burials/index.md": "# Burials and memorials\nBurial in a national cemetery.",
+        "burials/flags.md": "# Burial flags\nA flag drapes the casket.",
+        "pension.md": "# Veterans pension\nA monthly payment.",
+        "pension/rates.md": "# Pension rates\nThe rates for this year.",
+    }
+    for name, text in pages.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    index = build_index(tmp_path, HashingEmbedder())
+    lex = load_lexicon("en")
+    said = decline(index, lex).text
+    assert '"VA health care", "Burials and memorials" and "Veterans pension"' in said
+    assert listing(index, lex, 5).count('"') == 10 and '"Home"' not in listing(index, lex, 5)
+
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for name in ("cafe", "shop", "tickets", "parking"):
+        (flat / f"{name}.md").write_text(f"# {name.title()}\nAbout the {name}.", encoding="utf-8")
+    (flat / "index.md").write_text("# Home\nWelcome.", encoding="utf-8")
+    said = decline(build_index(flat, HashingEmbedder()), lex).text
+    assert '"Cafe", "Parking" and "Shop"' in said

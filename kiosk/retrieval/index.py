@@ -138,6 +138,19 @@ class SiteIndex:
         return tuple(p for p in self.pages
                      if p.page_id.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() in OVERVIEW_STEMS)
 
+    @cached_property
+    def _sections(self) -> dict[str, tuple[PageInfo, ...]]:
+        # Read once per language, as the overview pages are.
+        return {lang: _section_pages([p for p in self.pages if p.lang == lang])
+                for lang in self._langs}
+
+    def section_pages(self, lang: str) -> list[PageInfo]:
+        """The pages that stand for the site's sections: each folder's own page (its index
+        or README, or the page named as the folder beside it), top folders first, larger
+        sections first; the site's home page is none of them. What "I can tell you about..."
+        names: a section each, not the first pages of one folder."""
+        return list(self._sections.get(lang) or _section_pages(self.pages))
+
     def overview_pages(self, lang: str) -> list[PageInfo]:
         """Home / index pages: the natural answer to 'what is on this site'."""
         return sorted(self._overviews,
@@ -372,6 +385,23 @@ class SiteIndex:
         pages = [PageInfo(**{**p, "links": tuple(p.get("links", ()))}) for p in meta["pages"]]
         chunks = [Chunk(*c) for c in meta["chunks"]]
         return cls(str(meta["model"]), pages, chunks, vectors, lexical)
+
+
+def _section_pages(pages: list[PageInfo]) -> tuple[PageInfo, ...]:
+    by_path = {p.page_id.rsplit(".", 1)[0]: p for p in pages}
+    size: dict[str, int] = {}
+    for p in pages:
+        parts = p.page_id.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            size[folder] = size.get(folder, 0) + 1
+    found: list[tuple[int, int, str, PageInfo]] = []
+    for folder, count in size.items():
+        own = [by_path.get(f"{folder}/{stem}") for stem in OVERVIEW_STEMS] + [by_path.get(folder)]
+        page = next((p for p in own if p is not None), None)
+        if page is not None:
+            found.append((folder.count("/"), -count, folder, page))
+    return tuple(page for *_, page in sorted(found, key=lambda t: t[:3]))
 
 
 def _lexical_text(page: PageInfo | Page, chunk: Chunk) -> str:
