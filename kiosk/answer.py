@@ -270,6 +270,18 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str], ...]
                 out.append(spoken)
                 heads.append(heading)
                 at.append(pos)
+    if not out:
+        # Nothing but names under headings (a list of libraries by language): each heading
+        # with its names is said as one sentence ("Python: Misskey.py, MiPA, MiPAC."), rather
+        # than "that's all the page says" about a page that says something.
+        lex = load_lexicon(lang)
+        for pos, (text, heading) in enumerate(chunks):
+            names = [line.strip() for line in text.splitlines() if line.strip()]
+            if heading.strip() and 1 <= len(names) <= LIST_ITEMS[1]:
+                colon, end = ("：", "。") if lang == "ja" else (": ", ".")
+                out.append(f"{heading.strip()}{colon}{lex.replies['list_join'].join(names)}{end}")
+                heads.append(heading)
+                at.append(pos)
     return tuple(out), tuple(heads), tuple(at)
 
 

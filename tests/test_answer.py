@@ -496,3 +496,24 @@ def test_what_the_site_covers_is_said_by_its_sections(tmp_path: Path) -> None:
     (flat / "index.md").write_text("# Home\nWelcome.", encoding="utf-8")
     said = decline(build_index(flat, HashingEmbedder()), lex).text
     assert '"Cafe", "Parking" and "Shop"' in said
+
+
+def test_a_page_of_names_under_headings_says_the_names_of_the_heading_asked(
+        tmp_path: Path) -> None:
+    """A page that is nothing but lists of names under headings (libraries by language) has
+    no sentence to say; "what about Python" is answered with the Python heading's names, not
+    with "that's all the page says"."""
+    (tmp_path / "libraries.md").write_text(
+        "# Libraries\n\n## JavaScript\n\n- [misskey.js](https://example.org/js)\n\n"
+        "## Python\n\n- [Misskey.py](https://example.org/py)\n- [MiPA](https://example.org/a)\n"
+        "\n## Go\n\n- [go-misskey](https://example.org/go)\n", encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    index = build_index(tmp_path, HashingEmbedder())
+    sents, heads = page_sentences(index, "libraries.md")
+    assert sents == ["JavaScript: misskey.js.", "Python: Misskey.py, MiPA.", "Go: go-misskey."]
+    assert heads == ["JavaScript", "Python", "Go"]
+    history = (Exchange("which libraries are there", "There are libraries for several "
+                        "languages.", "en", page_id="libraries.md", page_title="Libraries"),)
+    turn = Brain(index, HashingEmbedder()).respond(history, "and for python", None, "en")
+    assert turn.reply.text == "Python: Misskey.py, MiPA."
+    assert page_sentences(index, "cafe.md")[0] == ["The cafe serves curry."]
