@@ -76,6 +76,11 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("ja", "このページには何が書いてあるの", PAGE, None, False),
         ("en", "what other pages are on this site", SITE, None, False),
         ("ja", "このサイトにはほかにどんなページがある", SITE, None, False),
+        # what else the kiosk can be asked is the site, not the last exchange ("what else")
+        ("en", "what else can i ask you", SITE, None, False),
+        ("en", "what else can i look up on this thing", SITE, None, False),
+        ("ja", "ほかに何が聞けるの", SITE, None, False),
+        ("en", "what else can kids try there", IMMEDIATE, None, False),
         # immediate: the previous exchange
         ("en", "can you explain that in more detail", IMMEDIATE, None, True),
         ("ja", "それを詳しく説明してくれる", IMMEDIATE, None, True),
