@@ -149,7 +149,8 @@ class SiteIndex:
         or README, or the page named as the folder beside it), top folders first, larger
         sections first; the site's home page is none of them. What "I can tell you about..."
         names: a section each, not the first pages of one folder."""
-        return list(self._sections.get(lang) or _section_pages(self.pages))
+        found = self._sections.get(lang)
+        return list(_section_pages(self.pages) if found is None else found)
 
     def overview_pages(self, lang: str) -> list[PageInfo]:
         """Home / index pages: the natural answer to 'what is on this site'."""
