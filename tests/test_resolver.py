@@ -461,6 +461,8 @@ def test_an_utterance_opening_with_about_the_returns_to_a_topic(utterance: str,
     ("how long does uh", "en", True),
     ("my other boy came home and hes not uh how do i", "en", True),
     ("what is it based on", "en", False),  # a preposition ends a finished question
+    ("and if i dont fit any of", "en", True),  # ... but not after "any", "some", "one"
+    ("what is the robot made of", "en", False),
     ("how do i break in", "en", False),
     ("can i go to the closest er", "en", False),  # the ER, no hesitation
     ("sorry where am i", "en", False),  # "i" after its verb ends a finished question
