@@ -271,22 +271,39 @@ class SiteIndex:
         out: npt.NDArray[np.float32] = (lex / upper if upper > 0 else lex).astype(np.float32)
         return out
 
+    def _chunk_scores(self, query: SearchQuery, embedder: Embedder, weights: RankWeights,
+                      chunks: npt.NDArray[np.int64] | None = None
+                      ) -> tuple[npt.NDArray[np.float32], ...]:
+        """Per chunk (every one, or these in ascending order): the cosine, its rescaled dense
+        score, the scaled BM25 score and the hybrid of the two."""
+        floor = embedder.score_floor
+        vectors = self.vectors if chunks is None else self.vectors[chunks]
+        cosine = vectors @ self.query_vector(query, embedder)
+        dense = np.maximum((cosine - floor) / (1.0 - floor), 0.0)
+        lex, upper = self.lexical.score(self.search_terms(query), chunks)
+        lex_norm = lex / upper if upper > 0 else lex
+        chunk = (weights.dense * dense + weights.lexical * lex_norm).astype(np.float32)
+        return cosine, dense, lex_norm, chunk
+
+    def _other_lang(self, lang: str) -> npt.NDArray[np.bool_] | None:
+        """Per page, whether it is in another language than the visitor's (None: the site
+        has one language)."""
+        if len(self._langs) <= 1:
+            return None
+        other: npt.NDArray[np.bool_] = self._page_lang_en if lang == "ja" else ~self._page_lang_en
+        return other
+
     def score(self, query: SearchQuery, embedder: Embedder, lang: str,
               weights: RankWeights) -> Scores:
         """Every chunk's hybrid score; every page's, its best chunk's, discounted for pages in
         another language than the visitor's when the site has both; and the evidence that any
         page answers at all."""
-        floor = embedder.score_floor
-        cosine = self.vectors @ self.query_vector(query, embedder)
-        dense = np.maximum((cosine - floor) / (1.0 - floor), 0.0)
-        lex, upper = self.lexical.score(self.search_terms(query))
-        lex_norm = lex / upper if upper > 0 else lex
-        chunk = (weights.dense * dense + weights.lexical * lex_norm).astype(np.float32)
+        cosine, dense, lex_norm, chunk = self._chunk_scores(query, embedder, weights)
         page = np.full(len(self.pages), -1.0, dtype=np.float32)
         np.maximum.at(page, self._chunk_page, chunk)
         mine = np.ones(len(self.chunks), dtype=np.bool_)
-        if len(self._langs) > 1:
-            other = self._page_lang_en if lang == "ja" else ~self._page_lang_en
+        other = self._other_lang(lang)
+        if other is not None:
             page = np.where(other, page * weights.other_lang_factor, page)
             mine = ~other[self._chunk_page]
         return Scores(page.astype(np.float32), chunk, _evidence(cosine, dense, lex_norm, mine))
@@ -299,19 +316,14 @@ class SiteIndex:
         firsts = np.array([self.pages[p].first_chunk for p in positions], dtype=np.int64)
         counts = np.array([self.pages[p].n_chunks for p in positions], dtype=np.int64)
         chunks = np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-        floor = embedder.score_floor
-        cosine = self.vectors[chunks] @ self.query_vector(query, embedder)
-        dense = np.maximum((cosine - floor) / (1.0 - floor), 0.0)
         order = np.argsort(chunks, kind="stable")
-        lex = np.empty(len(chunks), dtype=np.float32)
-        lex[order], upper = self.lexical.score(self.search_terms(query), chunks[order])
-        chunk = weights.dense * dense + weights.lexical * (lex / upper if upper > 0 else lex)
+        chunk = np.empty(len(chunks), dtype=np.float32)
+        chunk[order] = self._chunk_scores(query, embedder, weights, chunks[order])[3]
         page = np.full(len(positions), -1.0, dtype=np.float32)
         np.maximum.at(page, np.repeat(np.arange(len(positions)), counts), chunk)
-        if len(self._langs) > 1:
-            english = self._page_lang_en[positions]
-            page = np.where(english if lang == "ja" else ~english,
-                            page * weights.other_lang_factor, page)
+        other = self._other_lang(lang)
+        if other is not None:
+            page = np.where(other[positions], page * weights.other_lang_factor, page)
         return page.astype(np.float32)
 
     def rank(self, scores: Scores, top: int = 10,
