@@ -468,14 +468,14 @@ def test_a_question_cut_off_mid_phrase_is_asked_again_and_the_topic_kept(
 
 def test_what_the_site_covers_is_said_by_its_sections(tmp_path: Path) -> None:
     """A site in folders: "I can tell you about ..." names each section by its own page (an
-    index inside the folder, or the page named as the folder beside it), larger sections
+    index or README inside the folder, or the page named as the folder beside it), larger sections
     first, and never the home page; a flat site names its pages in order, as before."""
     pages = {
         "index.md": "# Home\nWelcome.",
         "health-care/index.md": "# VA health care\nHealth care for Veterans.",
         "health-care/apply.md": "# How to apply\nApply online.",
         "health-care/eyes.md": "# Vision care\nEyeglasses and exams.",
-        "burials/index.md": "# Burials and memorials\nBurial in a national cemetery.",
+        "burials/README.md": "# Burials and memorials\nBurial in a national cemetery.",
         "burials/flags.md": "# Burial flags\nA flag drapes the casket.",
         "pension.md": "# Veterans pension\nA monthly payment.",
         "pension/rates.md": "# Pension rates\nThe rates for this year.",

@@ -135,8 +135,7 @@ class SiteIndex:
     def _overviews(self) -> tuple[PageInfo, ...]:
         # Found once: a declined question or a site listing asks for them, and a look at every
         # page name costs ~8 ms on a 5,000-page site.
-        return tuple(p for p in self.pages
-                     if p.page_id.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() in OVERVIEW_STEMS)
+        return tuple(p for p in self.pages if _is_overview(p.page_id))
 
     @cached_property
     def _sections(self) -> dict[str, tuple[PageInfo, ...]]:
@@ -400,21 +399,35 @@ class SiteIndex:
         return cls(str(meta["model"]), pages, chunks, vectors, lexical)
 
 
+def _stem(page_id: str) -> str:
+    """The page's file name without its extension, lower-case ("README.md" -> "readme")."""
+    return page_id.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+
+
+def _is_overview(page_id: str) -> bool:
+    """A home / index / README page, by its file name."""
+    return _stem(page_id) in OVERVIEW_STEMS
+
+
 def _section_pages(pages: list[PageInfo]) -> tuple[PageInfo, ...]:
-    by_path = {p.page_id.rsplit(".", 1)[0]: p for p in pages}
     size: dict[str, int] = {}
     for p in pages:
         parts = p.page_id.split("/")[:-1]
         for depth in range(1, len(parts) + 1):
             folder = "/".join(parts[:depth])
             size[folder] = size.get(folder, 0) + 1
-    found: list[tuple[int, int, str, PageInfo]] = []
-    for folder, count in size.items():
-        own = [by_path.get(f"{folder}/{stem}") for stem in OVERVIEW_STEMS] + [by_path.get(folder)]
-        page = next((p for p in own if p is not None), None)
-        if page is not None:
-            found.append((folder.count("/"), -count, folder, page))
-    return tuple(page for *_, page in sorted(found, key=lambda t: t[:3]))
+    # A folder's own page: an overview inside it (index before README, as OVERVIEW_STEMS
+    # orders them), else the page named as the folder beside it ("records.md").
+    own: dict[str, PageInfo] = {}
+    inside = [p for p in pages if "/" in p.page_id and _is_overview(p.page_id)]
+    for p in sorted(inside, key=lambda p: OVERVIEW_STEMS.index(_stem(p.page_id))):
+        own.setdefault(p.page_id.rsplit("/", 1)[0], p)
+    for p in pages:
+        folder = p.page_id.rsplit(".", 1)[0]
+        if folder in size:
+            own.setdefault(folder, p)
+    found = sorted((f.count("/"), -size[f], f) for f in own)
+    return tuple(own[f] for *_, f in found)
 
 
 def _lexical_text(page: PageInfo | Page, chunk: Chunk) -> str:
