@@ -548,7 +548,7 @@ def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
     pages = [p for p in index.pages if p.lang == lex.lang] or index.pages
     overview = {p.page_id for p in index.overview_pages(lex.lang)}
     # The home page (the shallowest overview) stands for no section; a folder's index does.
-    depth = min((p.page_id.count("/") for p in index.overview_pages(lex.lang)), default=0)
+    depth = min((p.count("/") for p in overview), default=0)
     home = {p for p in overview if p.count("/") == depth}
     sections = [p for p in index.section_pages(lex.lang) if p.page_id not in home]
     named = {p.page_id for p in sections}
