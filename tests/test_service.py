@@ -118,8 +118,9 @@ def test_a_hung_stage_stops_the_watchdog_pings() -> None:
     assert notes.messages[:2] == ["ready", "status listening"]
     # pinged while the loop ran and for the stall limit after it hung (0.3 s, seen within one
     # 0.05 s interval; a loaded machine runs late by a few more), then never again. Timed
-    # from the hang: how many pings came before it depends on the machine's speed.
-    assert pings_past_stall >= 1 and notes.ping_at_s[0] < brain.entered_at_s, notes.messages
+    # from the hang: how many pings came before it depends on the machine's speed (the
+    # recording is read faster than real time; the loop may hang before the first ping).
+    assert pings_past_stall >= 1, notes.messages
     assert notes.ping_at_s[-1] - brain.entered_at_s <= 0.3 + 0.05 + 0.1, notes.ping_at_s
     assert pings_later == 0, notes.messages
 
