@@ -125,11 +125,18 @@ class Brain:
         return hits[: self.params.top_pages]
 
     def remember(self, exchange: Exchange) -> None:
-        """Embed the reply just given, as the next turn's context will: a follow-up then
-        costs one short query, not the reply's long one. The loop calls this while the reply
-        is spoken."""
+        """Score the reply just given over the site, as the next turn's context will: a
+        follow-up then costs one short query, not the reply's long one. The loop calls this
+        while the reply is spoken."""
         if exchange.act is None and not exchange.repair and exchange.reply.strip():
-            self.embedder.embed_queries([exchange.reply])
+            self.index.prepare([exchange.reply], self.embedder)
+
+    def forget(self, texts: list[str] | None = None) -> None:
+        """Drop remembered query texts (all, or these): benchmarks time fresh queries."""
+        self.index.forget(texts)
+        forget = getattr(self.embedder, "forget", None)
+        if forget is not None:
+            forget(texts)
 
     def _distant_similarity(self, utterance: str, history: History,
                             lex: Lexicon) -> tuple[float, ...] | None:

@@ -62,14 +62,13 @@ def _time_turns(brain: Brain, dialogues: list[Dialogue], turns: int) -> tuple[li
         for dialogue in dialogues:
             # A replayed dialogue must not find its utterances cached from the last round;
             # within a dialogue the cache serves the previous exchange, as for a visitor.
-            forget = getattr(brain.embedder, "forget", lambda texts=None: None)
-            forget()
+            brain.forget()
             history: History = ()
             for turn in dialogue.turns:
                 start = time.perf_counter()
                 result = brain.respond(history, turn.user, turn.screen, dialogue.lang)
                 resolved.append((time.perf_counter() - start) * 1000.0)
-                forget([turn.user])
+                brain.forget([turn.user])
                 start = time.perf_counter()
                 brain.search(SearchQuery.of(turn.user), dialogue.lang)
                 bare.append((time.perf_counter() - start) * 1000.0)

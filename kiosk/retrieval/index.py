@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -34,6 +35,9 @@ FORMAT_VERSION = 2  # 2: pages keep the site's pages they link to
 # them) and its vectors are reused, so an upgrade does not embed the whole site again.
 READABLE_VERSIONS = (1, 2)
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
+# Query texts whose scores over every chunk are remembered: a turn's context is the texts of
+# the last exchanges, scored already when they were said (~0.25 MB each at 5,000 pages).
+SEGMENTS_REMEMBERED = 32
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,19 @@ class Scores:
 
 
 @dataclass(frozen=True)
+class _SegmentScores:
+    """One query text against every chunk. A query's segments combine linearly: its vector
+    is their weighted sum (then normalized) and its BM25 weights are their weighted terms, so
+    a query's scores are these, weighed, without another pass over the chunks."""
+
+    embedder: Embedder
+    vector: Vectors
+    dot: npt.NDArray[np.float32]  # per chunk: the chunk's vector . the text's
+    lexical: npt.NDArray[np.float32]  # per chunk: BM25 of the text's terms (weights sum to 1)
+    upper: float  # the best BM25 score a chunk could reach for them
+
+
+@dataclass(frozen=True)
 class PageHit:
     page_id: str
     score: float
@@ -103,6 +120,8 @@ class SiteIndex:
     _page_lang_en: npt.NDArray[np.bool_] = field(
         default_factory=lambda: np.zeros(0, dtype=np.bool_), init=False, repr=False)
     _langs: frozenset[str] = field(default_factory=frozenset, init=False, repr=False)
+    _segments: OrderedDict[str, _SegmentScores] = field(default_factory=OrderedDict,
+                                                        init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._page_pos = {p.page_id: i for i, p in enumerate(self.pages)}
@@ -157,17 +176,6 @@ class SiteIndex:
                       key=lambda p: (p.lang != lang, p.page_id.count("/"), p.page_id))
 
     # ------------------------------------------------------------ search
-
-    def query_vector(self, query: SearchQuery, embedder: Embedder) -> Vectors:
-        texts = [s.text for s in query.segments if s.text.strip()]
-        weights = np.array([s.weight for s in query.segments if s.text.strip()], dtype=np.float32)
-        if not texts:
-            return np.zeros(self.vectors.shape[1], dtype=np.float32)
-        vecs = embedder.embed_queries(texts)
-        combined = (vecs * weights[:, None]).sum(axis=0)
-        norm = float(np.linalg.norm(combined))
-        out: Vectors = (combined / norm if norm > 0 else combined).astype(np.float32)
-        return out
 
     @staticmethod
     def query_terms(query: SearchQuery) -> dict[str, float]:
@@ -270,16 +278,60 @@ class SiteIndex:
         out: npt.NDArray[np.float32] = (lex / upper if upper > 0 else lex).astype(np.float32)
         return out
 
+    def _segment(self, text: str, embedder: Embedder) -> _SegmentScores:
+        """A query text's scores over every chunk, remembered (`SEGMENTS_REMEMBERED`)."""
+        known = self._segments.get(text)
+        if known is not None and known.embedder is embedder:
+            self._segments.move_to_end(text)
+            return known
+        vector = embedder.embed_queries([text])[0]
+        found = self._weights_with_loanwords(text)
+        total = sum(found.values())
+        lexical, upper = self.lexical.score({t: w / total for t, w in found.items()} if total
+                                            else {})
+        scored = _SegmentScores(embedder, vector, (self.vectors @ vector).astype(np.float32),
+                                lexical, upper)
+        self._segments[text] = scored
+        while len(self._segments) > SEGMENTS_REMEMBERED:
+            self._segments.popitem(last=False)
+        return scored
+
+    def prepare(self, texts: Iterable[str], embedder: Embedder) -> None:
+        """Score these texts now (a reply while it is spoken), for a later query that holds
+        them."""
+        for text in texts:
+            if text.strip():
+                self._segment(text, embedder)
+
+    def forget(self, texts: Iterable[str] | None = None) -> None:
+        """Drop remembered query texts (all, or these): benchmarks time fresh queries."""
+        if texts is None:
+            self._segments.clear()
+        for text in texts or ():
+            self._segments.pop(text, None)
+
     def _chunk_scores(self, query: SearchQuery, embedder: Embedder, weights: RankWeights,
                       chunks: npt.NDArray[np.int64] | None = None
                       ) -> tuple[npt.NDArray[np.float32], ...]:
-        """Per chunk (every one, or these in ascending order): the cosine, its rescaled dense
-        score, the scaled BM25 score and the hybrid of the two."""
+        """Per chunk (every one, or these): the cosine, its rescaled dense score, the scaled
+        BM25 score and the hybrid of the two; combined from the query's segments."""
+        n = len(self.chunks) if chunks is None else len(chunks)
+        combined = np.zeros(self.vectors.shape[1], dtype=np.float32)
+        dot = np.zeros(n, dtype=np.float32)
+        lex = np.zeros(n, dtype=np.float32)
+        upper = 0.0
+        for seg in query.segments:
+            if not seg.text.strip():
+                continue
+            part = self._segment(seg.text, embedder)
+            combined += seg.weight * part.vector
+            dot += seg.weight * (part.dot if chunks is None else part.dot[chunks])
+            lex += seg.weight * (part.lexical if chunks is None else part.lexical[chunks])
+            upper += seg.weight * part.upper
+        norm = float(np.linalg.norm(combined))
+        cosine = dot / norm if norm > 0 else dot
         floor = embedder.score_floor
-        vectors = self.vectors if chunks is None else self.vectors[chunks]
-        cosine = vectors @ self.query_vector(query, embedder)
         dense = np.maximum((cosine - floor) / (1.0 - floor), 0.0)
-        lex, upper = self.lexical.score(self.search_terms(query), chunks)
         lex_norm = lex / upper if upper > 0 else lex
         chunk = (weights.dense * dense + weights.lexical * lex_norm).astype(np.float32)
         return cosine, dense, lex_norm, chunk
@@ -310,14 +362,12 @@ class SiteIndex:
     def page_scores(self, query: SearchQuery, embedder: Embedder, lang: str,
                     weights: RankWeights,
                     positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
-        """`score`'s page scores for the pages at these positions only, in their order: their
-        chunks alone are scored, which costs little on a large site."""
+        """`score`'s page scores for the pages at these positions only, in their order: only
+        their chunks' scores are combined (a context's texts were scored when they were said)."""
         firsts = np.array([self.pages[p].first_chunk for p in positions], dtype=np.int64)
         counts = np.array([self.pages[p].n_chunks for p in positions], dtype=np.int64)
         chunks = np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-        order = np.argsort(chunks, kind="stable")
-        chunk = np.empty(len(chunks), dtype=np.float32)
-        chunk[order] = self._chunk_scores(query, embedder, weights, chunks[order])[3]
+        chunk = self._chunk_scores(query, embedder, weights, chunks)[3]
         page = np.full(len(positions), -1.0, dtype=np.float32)
         np.maximum.at(page, np.repeat(np.arange(len(positions)), counts), chunk)
         other = self._other_lang(lang)
@@ -471,6 +521,9 @@ def build_index(
     for start in starts:
         ids = todo[start:start + batch]
         vectors[ids] = embedder.embed_passages([passages[i] for i in ids])
+    # At the precision the file keeps (float16): a site answers the same just after it was
+    # indexed as after a restart loads the file (a near tie could go either way before).
+    vectors = vectors.astype(np.float16).astype(np.float32)
     page_of = {p.page_id: p for p in infos}
     lexical = LexicalIndex.build(
         (terms(_lexical_text(page_of[c.page_id], c)) for c in chunks), len(chunks))

@@ -6,7 +6,6 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -78,12 +77,9 @@ class LexicalIndex:
         lo, hi = int(self.indptr[tid]), int(self.indptr[tid + 1])
         return self.post_chunk[lo:hi], self.post_tf[lo:hi]
 
-    def score(self, weights: dict[str, float],
-              only: npt.NDArray[np.int64] | None = None) -> tuple[npt.NDArray[np.float32], float]:
-        """BM25 per chunk, and the best score any chunk could reach (to scale to 0..1).
-        `only`: these chunks (ascending) and no others, in that order: a few chunks' scores
-        cost a binary search per term instead of every posting."""
-        scores = np.zeros(len(self.chunk_len) if only is None else len(only), dtype=np.float32)
+    def score(self, weights: dict[str, float]) -> tuple[npt.NDArray[np.float32], float]:
+        """BM25 per chunk, and the best score any chunk could reach (to scale to 0..1)."""
+        scores = np.zeros(len(self.chunk_len), dtype=np.float32)
         avg_len = float(self.chunk_len.mean()) if len(self.chunk_len) else 1.0
         upper = 0.0
         max_idf = float(np.log(1.0 + (len(self.chunk_len) + 0.5) / 0.5))
@@ -99,13 +95,6 @@ class LexicalIndex:
             tf = self.post_tf[lo:hi]
             idf = float(self.idf[tid])
             upper += weight * idf * (K1 + 1.0)
-            at: npt.NDArray[np.integer[Any]] = chunks
-            if only is not None:
-                if not len(chunks):
-                    continue
-                found = np.minimum(np.searchsorted(chunks, only), len(chunks) - 1)
-                hit = chunks[found] == only
-                at, chunks, tf = np.flatnonzero(hit), chunks[found[hit]], tf[found[hit]]
             norm = K1 * (1.0 - B + B * self.chunk_len[chunks] / avg_len)
-            scores[at] += weight * idf * tf * (K1 + 1.0) / (tf + norm)
+            scores[chunks] += weight * idf * tf * (K1 + 1.0) / (tf + norm)
         return scores, upper
