@@ -221,3 +221,30 @@ def test_a_page_keeps_the_site_pages_it_links_to(tmp_path: Path) -> None:
     pages = {p.page_id: p for p in load_site(tmp_path)[0]}
     assert pages["apply.md"].links == ("after-you-apply.md", "fees.md")
     assert pages["fees.md"].links == ()
+
+
+def test_a_line_most_pages_repeat_is_the_sites_frame_and_left_out(tmp_path: Path) -> None:
+    """An HTML site's "Was this page helpful?" outside any <footer> would match questions on
+    every page alike; a line a few pages share (two exhibits' opening hours) is content."""
+    frame = "<p>Was this page helpful? Tell us at the front desk.</p>"
+    topics = ["dinosaurs", "planets", "volcanoes", "robots", "fossils", "rockets"]
+    for i, topic in enumerate(topics):
+        shared = "<p>Open daily from 10:00 to 17:00.</p>" if i < 2 else ""
+        (tmp_path / f"{topic}.html").write_text(
+            f"<html><title>{topic}</title><main><p>All about {topic}.</p>{shared}{frame}"
+            "</main></html>", encoding="utf-8")
+    pages, _ = load_site(tmp_path)
+    texts = [s.text for p in pages for s in p.sections]
+    assert not any("helpful" in t for t in texts)
+    assert sum("Open daily" in t for t in texts) == 2
+    assert all(any(f"All about {p.title}" in s.text for s in p.sections) for p in pages)
+    # below FRAME_MIN_PAGES pages nothing is judged a frame
+    few, _ = load_site(_copy_some(tmp_path, tmp_path.parent / "few", 4))
+    assert all(any("helpful" in s.text for s in p.sections) for p in few)
+
+
+def _copy_some(src: Path, dst: Path, count: int) -> Path:
+    dst.mkdir()
+    for path in sorted(src.glob("*.html"))[:count]:
+        (dst / path.name).write_bytes(path.read_bytes())
+    return dst

@@ -12,6 +12,7 @@ import os
 import posixpath
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -34,6 +35,12 @@ MAX_PAGE_CHARS = 200_000
 # pages are single passages, prefers whole-page chunks (raw MRR 2021: 0.530 at 280/600, 0.558
 # at 560/1200); kiosk pages are sections of a venue's site, so the cheaper size stays.
 CHUNK_CHARS = {"ja": 280, "en": 600}
+# A line of prose that most pages carry ("Was this page helpful?", a footer's opening hours
+# outside any <footer>) is the site's frame, not a page's content: it would match a question
+# on every page alike and be read as an answer. Dropped when at least this share of the
+# site's pages, and this many, hold it word for word.
+FRAME_SHARE = 0.5
+FRAME_MIN_PAGES = 5
 
 
 @dataclass(frozen=True)
@@ -471,6 +478,7 @@ def load_site(root: Path) -> tuple[list[Page], list[LoadProblem]]:
     if not pages:
         raise SiteError(f"no readable page in {root}",
                         "; ".join(f"{p.path}: {p.message}" for p in problems[:5]))
+    pages = without_frame(pages)
     ids = frozenset(p.page_id for p in pages)
     resolved = []
     for page in pages:
@@ -478,6 +486,24 @@ def load_site(root: Path) -> tuple[list[Page], list[LoadProblem]]:
         links = tuple(dict.fromkeys(pid for pid in found if pid and pid != page.page_id))
         resolved.append(replace(page, links=links))
     return resolved, problems
+
+
+def without_frame(pages: list[Page]) -> list[Page]:
+    """The pages without the lines of prose that most of them repeat (`FRAME_SHARE`)."""
+    def lines(page: Page) -> set[str]:
+        return {line.strip() for s in page.sections for line in s.text.splitlines()
+                if line.strip()}
+
+    held = Counter(line for page in pages for line in lines(page))
+    least = max(FRAME_MIN_PAGES, FRAME_SHARE * len(pages))
+    frame = {line for line, count in held.items() if count >= least}
+    if not frame:
+        return pages
+    log.info("site: %d lines most pages repeat are left out (the site's frame)", len(frame))
+    return [replace(page, sections=tuple(
+        replace(s, text="\n".join(line for line in s.text.splitlines()
+                                   if line.strip() not in frame))
+        for s in page.sections)) for page in pages]
 
 
 def chunk_page(page: Page) -> list[Chunk]:
