@@ -16,7 +16,7 @@ from kiosk.screen.bridge import BridgeScreen
 from kiosk.screen.source import FixedScreen, ScreenPage, map_url
 
 IDS = {"index.md", "en/index.md", "en/cafe.md", "ja/access.html", "ja/カフェ.md",
-       "guide/index.html", "about.html"}
+       "guide/index.html", "about.html", "docs/tickets.mdx", "docs/intro/index.mdx"}
 BASE = "http://127.0.0.1:8000/"
 
 
@@ -39,6 +39,9 @@ BASE = "http://127.0.0.1:8000/"
         ("http://127.0.0.1:8000/en/missing.md", BASE, None),
         ("http://127.0.0.1:8000/../../etc/passwd", BASE, None),
         ("about:blank", BASE, None),
+        ("http://127.0.0.1:8000/docs/tickets", BASE, "docs/tickets.mdx"),
+        ("http://127.0.0.1:8000/docs/tickets.html", BASE, "docs/tickets.mdx"),
+        ("http://127.0.0.1:8000/docs/intro/", BASE, "docs/intro/index.mdx"),
     ],
 )
 def test_url_to_page_id(url: str, base: str, page: str | None) -> None:

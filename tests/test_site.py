@@ -248,3 +248,19 @@ def _copy_some(src: Path, dst: Path, count: int) -> Path:
     for path in sorted(src.glob("*.html"))[:count]:
         (dst / path.name).write_bytes(path.read_bytes())
     return dst
+
+
+def test_an_mdx_page_is_a_page_and_its_module_lines_are_not_text(tmp_path: Path) -> None:
+    """Docusaurus-style sites write .mdx: imports and exports are code, components' tags are
+    markup, the prose between them is the page."""
+    (tmp_path / "tickets.mdx").write_text(
+        "---\ntitle: Tickets\n---\nimport Tabs from '@theme/Tabs';\nimport './custom.css';\n\n"
+        "# Tickets\n\n<Tabs>\n<TabItem value=\"adult\">\n\nAdults pay 1,200 yen.\n\n</TabItem>\n"
+        "</Tabs>\n\nexport const meta = {audience: 'all'};\n", encoding="utf-8")
+    (tmp_path / "index.md").write_text("# Museum\nSee [tickets](tickets.mdx).", encoding="utf-8")
+    pages, problems = load_site(tmp_path)
+    assert not problems
+    tickets = next(p for p in pages if p.page_id == "tickets.mdx")
+    text = "\n".join(s.text for s in tickets.sections)
+    assert text == "Adults pay 1,200 yen."
+    assert next(p for p in pages if p.page_id == "index.md").links == ("tickets.mdx",)

@@ -25,7 +25,7 @@ from kiosk.text import detect_lang, sentences
 
 log = logging.getLogger(__name__)
 
-PAGE_SUFFIXES = (".md", ".markdown", ".html", ".htm")
+PAGE_SUFFIXES = (".md", ".markdown", ".mdx", ".html", ".htm")  # .mdx: Docusaurus and kin
 # A giant page is cut here (and said so): one page must not swamp the index.
 MAX_PAGE_CHARS = 200_000
 # Chosen by measurement with e5-small-int8 (`kiosk eval`; build time of the CAsT 2021 index):
@@ -86,6 +86,9 @@ class LoadProblem:
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.S)
 _TEMPLATE_TAG = re.compile(r"\{%.*?%\}|\{\{.*?\}\}", re.S)
+# MDX's module lines (import Tabs from '@theme/Tabs'; export const x = ...) are code.
+_MODULE_LINE = re.compile(r"^(?:import\s.*\bfrom\s+['\"][^'\"]+['\"]|import\s+['\"][^'\"]+['\"]"
+                          r"|export\s+(?:const|let|var|default|function)\b.*);?\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
@@ -198,7 +201,8 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
             if not title and len(head.group(1)) == 1:
                 title = heading
             continue
-        if _TABLE_RULE.match(raw_line) or _CONTAINER.match(raw_line):
+        if (_TABLE_RULE.match(raw_line) or _CONTAINER.match(raw_line)
+                or _MODULE_LINE.match(raw_line)):
             continue
         # a trailing backslash is a hard line break
         line = _inline_markdown(raw_line.rstrip().removesuffix("\\"))

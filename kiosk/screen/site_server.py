@@ -63,7 +63,7 @@ class SiteServer:
             req.send_error(404)
             return
         data = path.read_bytes()
-        if path.suffix == ".md":
+        if path.suffix in (".md", ".markdown", ".mdx"):
             data = render_markdown(data.decode("utf-8"), self.pages)
         req.send_response(200)
         req.send_header("Content-Type", "text/html; charset=utf-8")

@@ -65,7 +65,7 @@ class FixedScreen(ScreenState):
             self.update(page_id, page_id if page_id in set(known) else None)
 
 
-_INDEXES = ("index.html", "index.htm", "index.md")
+_INDEXES = ("index.html", "index.htm", "index.md", "index.mdx")
 
 
 def map_url(url: str, base_url: str, page_ids: set[str]) -> str | None:
@@ -101,11 +101,12 @@ def map_url(url: str, base_url: str, page_ids: set[str]) -> str | None:
         stem, ext = posixpath.splitext(rel)
         candidates = [rel]
         if ext in (".html", ".htm"):
-            candidates.append(stem + ".md")
-        elif ext == ".md":
+            candidates += [stem + ".md", stem + ".mdx"]
+        elif ext in (".md", ".mdx"):
             candidates += [stem + ".html", stem + ".htm"]
         elif not ext:
-            candidates += [rel + ".html", rel + ".md"] + [f"{rel}/{n}" for n in _INDEXES]
+            candidates += ([rel + ".html", rel + ".md", rel + ".mdx"]
+                           + [f"{rel}/{n}" for n in _INDEXES])
         else:
             candidates.append(rel + ".html")  # /menu.php, stored by kiosk site sync
     for candidate in candidates:
