@@ -110,6 +110,39 @@ def test_a_reply_scored_while_spoken_is_not_embedded_again(tmp_path: Path) -> No
     assert emb.calls == before + 2  # the reply, forgotten, is embedded again
 
 
+def test_a_section_that_retells_another_page_answers_for_that_page(tmp_path: Path) -> None:
+    """A home page's feature list ("## Cafe" + a blurb) matches the question best, yet the
+    page it retells answers: its score counts for the cafe's page, and the home page's own
+    share yields to it. A heading that many pages share as title ("Opening hours") retells
+    none of them."""
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "index.md").write_text(
+        "# Museum\n## Cafe\nFresh cake and lunch all day long.\n"
+        "## Opening hours\nWe open every morning.", encoding="utf-8")
+    (root / "cafe.md").write_text("# Cafe\nThe cafe is on the second floor. Hot meals from "
+                                  "noon.", encoding="utf-8")
+    for name in ("a", "b"):
+        (root / f"{name}.md").write_text(f"# Opening hours\nGallery {name} opens at ten.",
+                                         encoding="utf-8")
+    emb = HashingEmbedder()
+    index = build_index(root, emb)
+    cake = SearchQuery.of("fresh cake all day")
+    hits = index.search(cake, emb, "en")
+    assert [h.page_id for h in hits[:2]] == ["cafe.md", "index.md"]
+    assert hits[1].score == pytest.approx(hits[0].score * RankWeights().retelling_yield)
+    assert hits[0].chunk == index.page("cafe.md").first_chunk  # answered from its own text
+    plain = RankWeights(retelling_yield=1.0)
+    whole = index.score(cake, emb, "en", plain).page
+    assert whole[index.position("index.md")] == whole[index.position("cafe.md")]
+    morning = SearchQuery.of("every morning")
+    pages = index.score(morning, emb, "en", RankWeights()).page
+    home = pages[index.position("index.md")]
+    assert home == index.score(morning, emb, "en", plain).page[index.position("index.md")]
+    assert pages[index.position("a.md")] < home / 2
+    assert pages[index.position("b.md")] < home / 2
+
+
 def test_rebuild_reuses_vectors_of_unchanged_chunks(tmp_path: Path) -> None:
     site = _site(tmp_path / "site")
     first = build_index(site, HashingEmbedder())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -57,6 +58,11 @@ class RankWeights:
     dense: float = 0.5
     lexical: float = 0.5
     other_lang_factor: float = 0.7  # a bilingual site answers in the visitor's language
+    # A section whose heading is another page's title retells that page (a landing page's
+    # feature list, a glossary entry, a hub's blurb): its score counts for that page too, and
+    # for its own page at this share, so the page it retells answers a question they both
+    # match (misskey-ja: the home page's "テーマ" blurb no longer answers for the theme page).
+    retelling_yield: float = 0.95
 
 
 @dataclass(frozen=True)
@@ -311,23 +317,21 @@ class SiteIndex:
         for text in texts or ():
             self._segments.pop(text, None)
 
-    def _chunk_scores(self, query: SearchQuery, embedder: Embedder, weights: RankWeights,
-                      chunks: npt.NDArray[np.int64] | None = None
+    def _chunk_scores(self, query: SearchQuery, embedder: Embedder, weights: RankWeights
                       ) -> tuple[npt.NDArray[np.float32], ...]:
-        """Per chunk (every one, or these): the cosine, its rescaled dense score, the scaled
-        BM25 score and the hybrid of the two; combined from the query's segments."""
-        n = len(self.chunks) if chunks is None else len(chunks)
+        """Per chunk: the cosine, its rescaled dense score, the scaled BM25 score and the
+        hybrid of the two; combined from the query's segments."""
         combined = np.zeros(self.vectors.shape[1], dtype=np.float32)
-        dot = np.zeros(n, dtype=np.float32)
-        lex = np.zeros(n, dtype=np.float32)
+        dot = np.zeros(len(self.chunks), dtype=np.float32)
+        lex = np.zeros(len(self.chunks), dtype=np.float32)
         upper = 0.0
         for seg in query.segments:
             if not seg.text.strip():
                 continue
             part = self._segment(seg.text, embedder)
             combined += seg.weight * part.vector
-            dot += seg.weight * (part.dot if chunks is None else part.dot[chunks])
-            lex += seg.weight * (part.lexical if chunks is None else part.lexical[chunks])
+            dot += seg.weight * part.dot
+            lex += seg.weight * part.lexical
             upper += seg.weight * part.upper
         norm = float(np.linalg.norm(combined))
         cosine = dot / norm if norm > 0 else dot
@@ -345,36 +349,63 @@ class SiteIndex:
         other: npt.NDArray[np.bool_] = self._page_lang_en if lang == "ja" else ~self._page_lang_en
         return other
 
-    def score(self, query: SearchQuery, embedder: Embedder, lang: str,
-              weights: RankWeights) -> Scores:
-        """Every chunk's hybrid score; every page's, its best chunk's, discounted for pages in
-        another language than the visitor's when the site has both; and the evidence that any
-        page answers at all."""
-        cosine, dense, lex_norm, chunk = self._chunk_scores(query, embedder, weights)
+    @cached_property
+    def _retold(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Chunks whose heading is another page's title (that title held by one page only,
+        so "Overview" retells nothing), and the page each retells."""
+        def key(text: str) -> str:
+            return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+        titled: dict[str, list[int]] = {}
+        for pos, page in enumerate(self.pages):
+            titled.setdefault(key(page.title), []).append(pos)
+        chunks: list[int] = []
+        pages: list[int] = []
+        for pos, chunk in enumerate(self.chunks):
+            found = titled.get(key(chunk.heading), []) if chunk.heading.strip() else []
+            if len(found) == 1 and self.pages[found[0]].page_id != chunk.page_id:
+                chunks.append(pos)
+                pages.append(found[0])
+        return np.array(chunks, dtype=np.int64), np.array(pages, dtype=np.int64)
+
+    def _page_best(self, chunk: npt.NDArray[np.float32], lang: str,
+                   weights: RankWeights) -> npt.NDArray[np.float32]:
+        """Every page's score: its best chunk's, or a retelling's (`_retold`), discounted for
+        pages in another language than the visitor's when the site has both."""
         page = np.full(len(self.pages), -1.0, dtype=np.float32)
-        np.maximum.at(page, self._chunk_page, chunk)
-        mine = np.ones(len(self.chunks), dtype=np.bool_)
+        retelling, retold = self._retold
+        if len(retelling):
+            own = chunk.copy()
+            own[retelling] *= weights.retelling_yield
+            np.maximum.at(page, self._chunk_page, own)
+            np.maximum.at(page, retold, chunk[retelling])
+        else:
+            np.maximum.at(page, self._chunk_page, chunk)
         other = self._other_lang(lang)
         if other is not None:
             page = np.where(other, page * weights.other_lang_factor, page)
+        return page.astype(np.float32)
+
+    def score(self, query: SearchQuery, embedder: Embedder, lang: str,
+              weights: RankWeights) -> Scores:
+        """Every chunk's hybrid score; every page's (`_page_best`); and the evidence that
+        any page answers at all."""
+        cosine, dense, lex_norm, chunk = self._chunk_scores(query, embedder, weights)
+        mine = np.ones(len(self.chunks), dtype=np.bool_)
+        other = self._other_lang(lang)
+        if other is not None:
             mine = ~other[self._chunk_page]
-        return Scores(page.astype(np.float32), chunk, _evidence(cosine, dense, lex_norm, mine))
+        return Scores(self._page_best(chunk, lang, weights), chunk,
+                      _evidence(cosine, dense, lex_norm, mine))
 
     def page_scores(self, query: SearchQuery, embedder: Embedder, lang: str,
                     weights: RankWeights,
                     positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
-        """`score`'s page scores for the pages at these positions only, in their order: only
-        their chunks' scores are combined (a context's texts were scored when they were said)."""
-        firsts = np.array([self.pages[p].first_chunk for p in positions], dtype=np.int64)
-        counts = np.array([self.pages[p].n_chunks for p in positions], dtype=np.int64)
-        chunks = np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-        chunk = self._chunk_scores(query, embedder, weights, chunks)[3]
-        page = np.full(len(positions), -1.0, dtype=np.float32)
-        np.maximum.at(page, np.repeat(np.arange(len(positions)), counts), chunk)
-        other = self._other_lang(lang)
-        if other is not None:
-            page = np.where(other[positions], page * weights.other_lang_factor, page)
-        return page.astype(np.float32)
+        """`score`'s page scores for the pages at these positions, in their order: a
+        combination of remembered texts' scores (a context's texts were scored when they were
+        said), with no evidence to gather."""
+        chunk = self._chunk_scores(query, embedder, weights)[3]
+        return self._page_best(chunk, lang, weights)[positions]
 
     def rank(self, scores: Scores, top: int = 10,
              only: list[str] | None = None) -> list[PageHit]:
