@@ -131,7 +131,9 @@ def test_a_section_that_retells_another_page_answers_for_that_page(tmp_path: Pat
     hits = index.search(cake, emb, "en")
     assert [h.page_id for h in hits[:2]] == ["cafe.md", "index.md"]
     assert hits[1].score == pytest.approx(hits[0].score * RankWeights().retelling_yield)
-    assert hits[0].chunk == index.page("cafe.md").first_chunk  # answered from its own text
+    cafe = index.page("cafe.md")
+    assert cafe is not None
+    assert hits[0].chunk == cafe.first_chunk  # answered from its own text
     plain = RankWeights(retelling_yield=1.0)
     whole = index.score(cake, emb, "en", plain).page
     assert whole[index.position("index.md")] == whole[index.position("cafe.md")]
