@@ -292,10 +292,7 @@ class SiteIndex:
             self._segments.move_to_end(text)
             return known
         vector = embedder.embed_queries([text])[0]
-        found = self._weights_with_loanwords(text)
-        total = sum(found.values())
-        lexical, upper = self.lexical.score({t: w / total for t, w in found.items()} if total
-                                            else {})
+        lexical, upper = self.lexical.score(self.search_terms(SearchQuery.of(text)))
         scored = _SegmentScores(embedder, vector, (self.vectors @ vector).astype(np.float32),
                                 lexical, upper)
         self._segments[text] = scored

@@ -25,7 +25,9 @@ from kiosk.text import detect_lang, sentences
 
 log = logging.getLogger(__name__)
 
-PAGE_SUFFIXES = (".md", ".markdown", ".mdx", ".html", ".htm")  # .mdx: Docusaurus and kin
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")  # .mdx: Docusaurus and kin
+HTML_SUFFIXES = (".html", ".htm")
+PAGE_SUFFIXES = MARKDOWN_SUFFIXES + HTML_SUFFIXES
 # A giant page is cut here (and said so): one page must not swamp the index.
 MAX_PAGE_CHARS = 200_000
 # Chosen by measurement with e5-small-int8 (`kiosk eval`; build time of the CAsT 2021 index):
@@ -407,7 +409,7 @@ def load_page(path: Path, root: Path) -> Page:
         log.warning("page %s has %d characters; indexing the first %d", path, len(source),
                     MAX_PAGE_CHARS)
         source = source[:MAX_PAGE_CHARS]
-    if path.suffix.lower() in (".html", ".htm"):
+    if path.suffix.lower() in HTML_SUFFIXES:
         title, sections = parse_html(source)
     else:
         title, sections = parse_markdown(source)

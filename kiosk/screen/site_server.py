@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from kiosk.retrieval.site import list_page_files, page_id_for, parse_markdown
+from kiosk.retrieval.site import MARKDOWN_SUFFIXES, list_page_files, page_id_for, parse_markdown
 
 
 def render_markdown(source: str, links: list[str]) -> bytes:
@@ -63,7 +63,7 @@ class SiteServer:
             req.send_error(404)
             return
         data = path.read_bytes()
-        if path.suffix in (".md", ".markdown", ".mdx"):
+        if path.suffix in MARKDOWN_SUFFIXES:
             data = render_markdown(data.decode("utf-8"), self.pages)
         req.send_response(200)
         req.send_header("Content-Type", "text/html; charset=utf-8")
