@@ -331,6 +331,70 @@ def test_distant_clue_found_by_meaning_when_no_2gram_matches() -> None:
     assert analyze(utterance, EN_HISTORY, lex, P, (0.55, 0.6, 0.58)).kind != DISTANT
 
 
+# The ads talked about over two exchanges, then a question on ad blockers (another page) that
+# also names the ads: "back to the ads from earlier" means the first topic.
+ADS_HISTORY = (
+    Exchange("what does this ads page say", "Ads can be shown on the timeline.", "en",
+             page_id="en/ads.md", page_title="Ads"),
+    Exchange("i hid an ad but the same ads keep coming", "Hidden ads are remembered for a week.",
+             "en", page_id="en/ads.md", page_title="Ads"),
+    Exchange("can i use an ad blocker with the ads", "Please turn ad blockers off.", "en",
+             page_id="en/notes.md", page_title="Notes"),
+)
+
+
+def test_the_x_from_before_looks_past_the_last_exchange() -> None:
+    """The last exchange is what "that" names; "from before" goes further back when the clue's
+    words are there, even when the last exchange is closer in meaning."""
+    lex = load_lexicon("en")
+    utterance = "about the ads from before how do i show ads on my own server"
+    a = analyze(utterance, ADS_HISTORY, lex, P, (0.5, 0.45, 0.6))
+    assert a.kind == DISTANT and a.distant_index == 0
+    # found only in the last exchange: that one it is
+    only_last = (*EN_HISTORY, Exchange("can i use an ad blocker", "Please turn ad blockers off.",
+                                       "en", page_id="en/notes.md", page_title="Notes"))
+    a = analyze("about the ad blocker from before is it safe", only_last, lex, P)
+    assert a.kind == DISTANT and a.distant_index == len(only_last) - 1
+
+
+def test_the_x_talk_is_the_page_the_conversation_talked_x_on() -> None:
+    """Among earlier exchanges that all hold the clue's words as well, the page they were
+    talked about on most wins over one exchange of another page naming X in passing."""
+    lex = load_lexicon("en")
+    history = (
+        Exchange("is there a robot show", "The robot show starts at 11:30.", "en",
+                 page_id="en/robot-show.md", page_title="Robot Show"),
+        Exchange("who built the robot lab", "Students built the robot lab.", "en",
+                 page_id="en/robot-lab.md", page_title="Robot Lab"),
+        Exchange("can i touch the robot there", "You may shake hands with the robot.", "en",
+                 page_id="en/robot-lab.md", page_title="Robot Lab"),
+        Exchange("where is the cafe", "The Harbor Cafe is on the ground floor.", "en",
+                 page_id="en/cafe.md", page_title="Harbor Cafe"),
+    )
+    a = analyze("going back to the robot you mentioned how long does it take", history, lex, P)
+    assert a.kind == DISTANT and history[a.distant_index or 0].page_id == "en/robot-lab.md"
+
+
+def test_an_exchange_asked_again_is_not_the_topic_gone_back_to() -> None:
+    """"Sorry, say that again" answered nothing: a later "the X from before" means the
+    exchange that answered, not the garbled attempt that holds the same words."""
+    lex = load_lexicon("en")
+    history = (
+        Exchange("where is the cafe", "The Harbor Cafe is on the ground floor.", "en",
+                 page_id="en/cafe.md", page_title="Harbor Cafe"),
+        # not understood: its page is only the search's guess
+        Exchange("what about the ads can my uh", "Sorry, I didn't catch all of that.", "en",
+                 page_id="en/cafe.md", repair=True),
+        Exchange("what is the ads page about", "Ads can be shown on the timeline.", "en",
+                 page_id="en/ads.md", page_title="Ads"),
+        Exchange("is it open on sundays", "The cafe is open every day.", "en",
+                 page_id="en/cafe.md", page_title="Harbor Cafe"),
+    )
+    a = analyze("about the ads from before can my server show them", history, lex, P)
+    assert a.kind == DISTANT and history[a.distant_index or 0].page_id == "en/ads.md"
+    assert a.distant_index == 2
+
+
 def test_hearsay_is_no_distant_reference() -> None:
     """「〜って聞いたけど」 (I heard that ...) points at the world, not at the conversation."""
     a = analyze("時計を画面の端に置けるって聞いたけど", JA_HISTORY, load_lexicon("ja"), P)

@@ -262,14 +262,31 @@ def _pick_distant(clue: str, history: History, want_first: bool, params: Resolve
     """The earlier exchange the clue names: character 2-grams of the clue found in the
     exchange (`by_words`, for languages written with spaces: its words, matched by their
     2-grams), and, where the brain measured it, the utterance's meaning (`similarity`, 0..1
-    per exchange), so a paraphrase ("the drawing one" for a page on sketches) is found too. The
-    best must overlap enough, or lead the next by a margin."""
-    clue_grams = bigrams(clue)
-    candidates = [i for i, ex in enumerate(history) if _usable(ex)]
-    if not candidates:
+    per exchange), so a paraphrase ("the drawing one" for a page on sketches) is found too.
+
+    The last exchange is what "that" names: "the X from before" looks past it first, and takes
+    it only when the clue's words are found in no earlier exchange ("back to the ads from
+    earlier" after a question on ad blockers means the ads). An exchange the avatar did not
+    answer ("sorry, say that again") holds nothing to go back to: the visitor said it again."""
+    usable = [i for i, ex in enumerate(history) if _usable(ex)]
+    answered = [i for i in usable if not history[i].repair] or usable
+    if not answered:
         return None
-    if want_first and not clue_grams:
-        return candidates[0]
+    if want_first and not bigrams(clue):
+        return answered[0]
+    if len(answered) > 1:
+        # by the clue's words alone: a lead in meaning over the last exchange is no evidence
+        earlier = _clue_found(clue, history, answered[:-1], params, None, by_words)
+        if earlier is not None:
+            return earlier
+    return _clue_found(clue, history, answered, params, similarity, by_words)
+
+
+def _clue_found(clue: str, history: History, candidates: list[int], params: ResolverParams,
+                similarity: tuple[float, ...] | None, by_words: bool) -> int | None:
+    """The one of `candidates` the clue names: its words found in it enough, or (with
+    `similarity`) its lead over the next by a margin; None when neither holds."""
+    clue_grams = bigrams(clue)
 
     def found(text: str) -> float:
         return word_overlap(clue, text) if by_words else overlap(clue_grams, bigrams(text))
@@ -287,10 +304,26 @@ def _pick_distant(clue: str, history: History, want_first: bool, params: Resolve
     best, lexical, index = scored[0]
     runner_up = scored[1][0] if len(scored) > 1 else 0.0
     if lexical >= params.distant_min_overlap:
-        return index
+        return _on_topic_page(scored, history)
     if similarity is not None and best - runner_up >= params.distant_margin:
         return index
     return None
+
+
+def _on_topic_page(scored: list[tuple[float, float, int]], history: History) -> int:
+    """"The X talk" is the page the conversation talked about X on: the clue's words are
+    summed over each page's exchanges (an exchange of no page stands alone), and that page's
+    best exchange is the one meant (an exchange of another page that names X once in passing
+    does not take the topic from two exchanges about it)."""
+    def page(i: int) -> str:
+        return history[i].page_id or f"#{i}"
+
+    held: dict[str, float] = {}
+    for _, lexical, i in scored:
+        held[page(i)] = held.get(page(i), 0.0) + lexical
+    # max keeps the first of equal sums, and `scored` runs best exchange first
+    topic = max(held, key=lambda p: held[p])
+    return next(i for _, _, i in scored if page(i) == topic)
 
 
 def analyze(utterance: str, history: History, lex: Lexicon,
