@@ -67,6 +67,12 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("ja", "ありがとうございます", ACT, "thanks", False),
         ("ja", "ストップ", ACT, "stop", False),
         ("ja", "なるほどね", ACT, "ack", False),
+        # getting attention greets: the question comes next
+        ("ja", "すみませんちょっといいですか", ACT, "greeting", False),
+        ("en", "excuse me can i ask you something", ACT, "greeting", False),
+        ("ja", "すみませんトイレはどこですか", INDEPENDENT, None, False),
+        ("en", "excuse me where is the cafe", INDEPENDENT, None, False),
+        ("en", "can i ask you something about the robot", INDEPENDENT, None, False),
         # an act word inside a question is not an act
         ("ja", "それはいくら", IMMEDIATE, None, False),
         ("en", "wait you're not explaining in detail", INDEPENDENT, None, True),
