@@ -25,6 +25,7 @@ from kiosk.dialogue.resolver import (
     clean,
     decide,
     distant_clue,
+    distant_question,
     is_repair,
 )
 
@@ -399,6 +400,38 @@ def test_an_exchange_asked_again_is_not_the_topic_gone_back_to() -> None:
     a = analyze("about the ads from before can my server show them", history, lex, P)
     assert a.kind == DISTANT and history[a.distant_index or 0].page_id == "en/ads.md"
     assert a.distant_index == 2
+
+
+@pytest.mark.parametrize(
+    ("lang", "utterance", "question"),
+    [
+        ("ja", "さっきの配信の話だけど音は録っていいの", "音は録っていいの"),
+        ("en", "about the streaming thing from earlier do i need a permit", "do i need a permit"),
+        # words that lean on the clue: no question of its own
+        ("ja", "さっきの配信の話だけどそれって無料", None),
+        ("en", "about the streaming thing from earlier is there a fee for it", None),
+        ("en", "you mentioned the robot show what about the first one", None),
+        # the topic not closed (no 〜けど): the utterance as it is
+        ("ja", "先ほどの配信の話で 音はどうするの", None),
+    ],
+)
+def test_a_distant_reference_searches_its_new_question_whole_and_its_clue_lightly(
+        lang: str, utterance: str, question: str | None) -> None:
+    """The exchange gone back to brings the topic; the clue's words said at full weight would
+    find that page a second time, over the page the new question is about."""
+    history = _history(lang)
+    lex = load_lexicon(lang)
+    a = analyze(utterance, history, lex, P)
+    assert a.kind == DISTANT
+    assert distant_question(a.text, lex) == question
+    r = decide(a, history, P)
+    assert r.query is not None
+    head = [(s.text, s.weight) for s in r.query.segments if s.role == "utterance"]
+    if question is None:
+        assert head == [(utterance, 1.0)]
+    else:
+        assert head == [(question, 1.0), (utterance, P.distant_clue_weight)]
+    assert history[a.distant_index or 0].user in [s.text for s in r.query.segments]
 
 
 def test_hearsay_is_no_distant_reference() -> None:

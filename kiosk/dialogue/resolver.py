@@ -58,6 +58,10 @@ class ResolverParams:
     inherit_decay: float = 0.5  # context an exchange itself carried, passed on at this factor
     min_segment_weight: float = 0.05
     distant_weight: float = 0.8
+    # A distant reference that asks a new question beside its clue ("about the cemetery thing
+    # from before, is there any money for the funeral home"): the question is searched whole
+    # and the utterance as spoken, clue and all, at this weight.
+    distant_clue_weight: float = 0.6
     distant_min_overlap: float = 0.34
     # Meaning beside the 2-grams: how much it weighs, and the lead the best exchange needs when
     # the 2-grams alone are not enough.
@@ -245,6 +249,34 @@ def _clue_head(text: str, lex: Lexicon) -> str:
     before = text[:at].rstrip("の ")
     cut = max([before.rfind(e) + len(e) for e in lex.clue_ends if e in before] + [0])
     return before[cut:]
+
+
+def distant_question(text: str, lex: Lexicon) -> str | None:
+    """What a distant reference asks beside its clue ("about the cemetery thing from before is
+    there any money for the funeral" -> "is there any money for the funeral"; さっきの広告の話
+    だけど自分のサーバーに広告を出すには -> 自分のサーバーに広告を出すには), or None when nothing
+    stands alone: no words of its own, or words that lean on the clue ("X was mentioned
+    earlier, how is it related", "you mentioned three periods, what about the first one",
+    さっきの話だけどそれって). Japanese asks it after the connective that closes the topic
+    (〜けど, 〜ですが); English around the clue."""
+    head = _clue_head(text, lex)
+    if not head.strip():
+        return None
+    at = text.find(head)
+    if lex.word_boundaries:
+        rest = f"{text[:at]} {text[at + len(head):]}"
+        question = lex.strip(rest, tuple(lex.distant_markers(text)) + lex.topic_nouns)
+    else:
+        rest = text[at + len(head):]
+        cuts = [rest.find(c) + len(c) for c in lex.topic_closers if c in rest]
+        if not cuts:
+            return None
+        question = rest[min(cuts):].strip("、, ")
+    # read before the markers go: "the first one" is one, and leans on the clue
+    leaning = lex.find(lex.strip(rest, lex.not_deictic), lex.immediate + lex.anaphors)
+    if not content_terms(question) or leaning:
+        return None
+    return question
 
 
 def distant_clue(text: str, lex: Lexicon) -> str | None:
@@ -483,8 +515,15 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
     if a.kind == DISTANT and a.distant_index is not None:
         ex = history[a.distant_index]
         segs = _exchange_segments(ex, params.distant_weight, share, params)
+        head = base.segments
+        question = distant_question(a.text, load_lexicon(a.lang))
+        if question is not None:
+            # "about the X from before, <question>": the exchange brings the topic X; said
+            # whole, the clue's words would find X's page a second time.
+            head = (QuerySegment(question, 1.0, "utterance"),
+                    QuerySegment(a.utterance, params.distant_clue_weight, "utterance"))
         return Resolution(a.lang, None, DISTANT, a.detail,
-                          SearchQuery(base.segments + tuple(segs)), (a.distant_index,),
+                          SearchQuery(head + tuple(segs)), (a.distant_index,),
                           pool=params.pool_deictic if pooled else 0,
                           anchors=_anchors((ex.page_id, params.anchor_distant, ex.reply),
                                            screen=screen_page))

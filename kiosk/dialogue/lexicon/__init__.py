@@ -47,6 +47,10 @@ class Lexicon:
     rejection: tuple[str, ...]
     topic_nouns: tuple[str, ...]
     clue_ends: tuple[str, ...]
+    # 〜だけど, 〜ですが: what a topic is closed with before the new question (Japanese)
+    topic_closers: tuple[str, ...]
+    # "the first one", "both": words that lean on something named before them
+    anaphors: tuple[str, ...]
     not_deictic: tuple[str, ...]
     follow_up_starts: tuple[str, ...]
     follow_up_ends: tuple[str, ...]
@@ -211,6 +215,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         rejection=_tuple(ref, "rejection", f"{lang}.reference"),
         topic_nouns=_tuple(ref, "topic_nouns", f"{lang}.reference"),
         clue_ends=_tuple(ref, "clue_ends", f"{lang}.reference"),
+        topic_closers=_tuple(ref, "topic_closers", f"{lang}.reference"),
+        anaphors=_tuple(ref, "anaphors", f"{lang}.reference"),
         not_deictic=_tuple(ref, "not_deictic", f"{lang}.reference"),
         follow_up_starts=_tuple(ref, "follow_up_starts", f"{lang}.reference"),
         follow_up_ends=_tuple(ref, "follow_up_ends", f"{lang}.reference"),
