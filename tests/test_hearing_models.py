@@ -83,7 +83,7 @@ def test_base_hears_japanese_and_auto_tells_the_languages_apart(
     english = "where can i park my car"
     auto.accept(_say("en", english))
     assert auto.lang == "ja"  # told only when the turn is done
-    # a word may be misheard: this CPU's int8 kernels hear "part" (2026-12-02)
+    # one word may be misheard: on the CI machine of 2026-12-02 tiny.en hears "part"
     heard = auto.finish()
     errors, _ = word_errors(english, heard)
     assert auto.lang == "en" and errors <= 1, heard
