@@ -81,6 +81,17 @@ def test_what_no_page_answers_is_declined_with_what_the_site_covers(
     assert result.reply.text.count(quote) >= 2  # names what the site does cover
 
 
+@pytest.mark.parametrize(("lang", "utterance"),
+                         [("en", "how old are you"), ("ja", "あなたは何歳なの")])
+def test_a_question_about_the_avatar_itself_reads_no_page(
+        brain: Brain, lang: str, utterance: str) -> None:
+    """Its best page is a guess (the museum's address for "how old are you")."""
+    result = brain.respond((), utterance, lang=lang)
+    assert result.resolution.act == "personal"
+    assert result.ranking == [] and result.reply.page_id is None
+    assert ("guide" if lang == "en" else "案内") in result.reply.text
+
+
 def test_asking_which_page_is_still_available_as_a_setting(brain: Brain) -> None:
     from kiosk.answer import AnswerParams
     from kiosk.brain import BrainParams

@@ -74,6 +74,17 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("ja", "すみませんトイレはどこですか", INDEPENDENT, None, False),
         ("en", "excuse me where is the cafe", INDEPENDENT, None, False),
         ("en", "can i ask you something about the robot", INDEPENDENT, None, False),
+        # a question to the avatar about itself: no page is about it
+        ("en", "how old are you", ACT, "personal", False),
+        ("en", "hey who are you", ACT, "personal", False),
+        ("ja", "あなたは何歳なの", ACT, "personal", False),
+        ("ja", "お名前は", ACT, "personal", False),
+        # ... but "you" as the venue, or an age limit, is a question about the venue
+        ("en", "how old do you have to be to join", INDEPENDENT, None, False),
+        ("en", "are you open on sundays", INDEPENDENT, None, False),
+        ("en", "who are you open to", INDEPENDENT, None, False),
+        ("ja", "何歳から入れるの", INDEPENDENT, None, False),
+        ("ja", "あなたの施設は何時まで", INDEPENDENT, None, False),
         # an act word inside a question is not an act
         ("ja", "それはいくら", IMMEDIATE, None, False),
         ("en", "wait you're not explaining in detail", INDEPENDENT, None, True),

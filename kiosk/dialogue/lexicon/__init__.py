@@ -17,7 +17,7 @@ TRAILING_PUNCT = re.compile(r"[\s.,!?;:、。！？…・\-]+$")
 # How far after "this" / この a page noun may stand ("this chart page", このグラフのページ).
 _PAGE_NOUN_WORDS = 3
 _PAGE_NOUN_CHARS = 10
-ACTS = ("greeting", "thanks", "farewell", "ack", "stop")
+ACTS = ("greeting", "thanks", "farewell", "ack", "stop", "personal")
 
 
 def _norm(phrase: str) -> str:
