@@ -79,6 +79,10 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("en", "hey who are you", ACT, "personal", False),
         ("ja", "あなたは何歳なの", ACT, "personal", False),
         ("ja", "お名前は", ACT, "personal", False),
+        ("ja", "自己紹介して", ACT, "personal", False),
+        # asking how it is greets: no page answers it, and no apology is due
+        ("en", "how are you doing today", ACT, "greeting", False),
+        ("ja", "お元気ですか", ACT, "greeting", False),
         # ... but "you" as the venue, or an age limit, is a question about the venue
         ("en", "how old do you have to be to join", INDEPENDENT, None, False),
         ("en", "are you open on sundays", INDEPENDENT, None, False),
