@@ -517,3 +517,23 @@ def test_a_page_of_names_under_headings_says_the_names_of_the_heading_asked(
     turn = Brain(index, HashingEmbedder()).respond(history, "and for python", None, "en")
     assert turn.reply.text == "Python: Misskey.py, MiPA."
     assert page_sentences(index, "cafe.md")[0] == ["The cafe serves curry."]
+
+
+def test_entertainment_asked_of_the_avatar_reads_no_page(tmp_path: Path) -> None:
+    """A page that mentions jokes and songs holds none to tell: "tell me a joke" is declined,
+    a question about that page is not."""
+    (tmp_path / "comedy.md").write_text(
+        "# Comedy night\nEvery Friday comedians tell jokes and sing songs in the hall.",
+        encoding="utf-8")
+    brain = _brain(tmp_path)
+    joke = brain.respond((), "tell me a joke", lang="en")
+    assert joke.ranking == [] and joke.reply.page_id is None and joke.reply.repair
+    night = brain.respond((), "when do the comedians tell jokes", lang="en")
+    assert night.reply.page_id == "comedy.md"
+
+
+def test_a_phrase_marked_final_counts_only_at_the_end() -> None:
+    ja, en = load_lexicon("ja"), load_lexicon("en")
+    assert ja.find("歌を歌って", ja.refuse)
+    assert not ja.find("その歌を歌ってる人は誰", ja.refuse)  # a question about the song
+    assert en.find("a b", ("b$",)) and not en.find("a b c", ("b$",))

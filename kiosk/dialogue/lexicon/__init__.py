@@ -81,11 +81,14 @@ class Lexicon:
     seed: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def find(self, text: str, phrases: tuple[str, ...]) -> list[str]:
-        """Phrases present in an already normalized text."""
+        """Phrases present in an already normalized text. A phrase written with a final "$"
+        counts only where the text ends with it (歌を歌って$: not その歌を歌ってる人)."""
         if self.word_boundaries:
             padded = f" {text} "
-            return [p for p in phrases if f" {p} " in padded]
-        return [p for p in phrases if p in text]
+            return [p for p in phrases
+                    if (padded.endswith(f" {p[:-1].rstrip()} ") if p.endswith("$")
+                        else f" {p} " in padded)]
+        return [p for p in phrases if (text.endswith(p[:-1]) if p.endswith("$") else p in text)]
 
     def distant_markers(self, text: str) -> list[str]:
         """The phrases that make a distant reference: anywhere ("from before", さっき), or
