@@ -21,6 +21,7 @@ from urllib.parse import unquote
 import yaml
 
 from kiosk.errors import SiteError
+from kiosk.retrieval.tables import html_tables_said, markdown_table_lines
 from kiosk.text import detect_lang, sentences
 
 log = logging.getLogger(__name__)
@@ -176,7 +177,7 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         title = _front_matter_title(match.group(1))
         rendered = _front_matter_sections(match.group(1))
         source = source[match.end():]
-    source = _TEMPLATE_TAG.sub(" ", source)
+    source = html_tables_said(_TEMPLATE_TAG.sub(" ", source), as_markdown=True)
     sections: list[Section] = []
     heading = ""
     prose: list[str] = []
@@ -188,7 +189,7 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         if text or code:
             sections.append(Section(heading, text, "\n".join(code)))
 
-    for raw_line in source.splitlines():
+    for raw_line in markdown_table_lines(source.splitlines(), _inline_markdown):
         if _FENCE.match(raw_line):
             in_fence = not in_fence
             continue
@@ -327,7 +328,7 @@ def html_to_text(fragment: str) -> str:
 
 def parse_html(source: str) -> tuple[str, list[Section]]:
     parser = _HtmlExtractor()
-    parser.feed(_TEMPLATE_TAG.sub(" ", source))
+    parser.feed(html_tables_said(_TEMPLATE_TAG.sub(" ", source), as_markdown=False))
     parser.close()
     blocks = [b for b in parser.blocks if b[0]] if parser.saw_main else parser.blocks
     sections: list[Section] = []
