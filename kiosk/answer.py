@@ -30,6 +30,9 @@ _ORPHAN_PENALTY = 0.5
 # chunk (chunk_prior) together: "where do I mail it" wants the address, not the sentence with
 # "mail" in the chunk the search found.
 _SHAPE_WEIGHT = 1.3
+# A sentence's place in the page breaks ties (earlier ones introduce): at most this much, for
+# the last. At 0.01 a sentence, an answer 70 sentences into a long page lost to its opening.
+_PLACE_WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
@@ -204,8 +207,13 @@ def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
     the lead-in, the items joined, an end. Only a lead-in that sounds unfinished ("may",
     "include", "を") leads such a sentence: "Related pages:" and a list of links stays out,
     as list introductions and bare items are not said."""
+    return [text for text, _ in _list_sentences(lines, lang)]
+
+
+def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
+    """`lists_as_sentences`, each line out with the position of the first line it says."""
     lex = load_lexicon(lang)
-    out: list[str] = []
+    out: list[tuple[str, int]] = []
     i = 0
     while i < len(lines):
         line = lines[i].strip()
@@ -237,11 +245,38 @@ def lists_as_sentences(lines: list[str], lang: str) -> list[str]:
                         said = candidate
                         break
                 if said:
-                    out.append(said)
+                    out.append((said, i))
                     i = j
                     continue
-        out.append(line)
+            items_said = _items_with_lead(lead, lines[i + 1:j], lang, lex)
+            if items_said:
+                # too many items to say as one sentence: each is a sentence of its own with
+                # the words that lead into it ("You:" ... "Served at Camp Lejeune ..." ->
+                # "You served at Camp Lejeune ..."), so a question about one can hear it
+                n_lead = len(items_said) - (j - i - 1)  # the lead's finished sentences
+                out.extend((text, i if k < n_lead else i + 1 + k - n_lead)
+                           for k, text in enumerate(items_said))
+                i = j
+                continue
+        out.append((line, i))
         i += 1
+    return out
+
+
+def _items_with_lead(lead: str, items: list[str], lang: str, lex: Lexicon) -> list[str]:
+    """A long list's items, each said with the unfinished end of its lead-in, after the lead's
+    own finished sentences; none when the lead-in does not lead into its items."""
+    parts = sentences(lead)
+    if not parts or len(items) < LIST_ITEMS[0] or not all(_item(x.strip(), lang) for x in items):
+        return []
+    tail = parts[-1]
+    if not (lex.sounds_unfinished(tail) or (lang != "ja" and len(tail.split()) < 2)):
+        return []
+    end = "。" if lang == "ja" else "."
+    out = list(parts[:-1])
+    for item in items:
+        item = _CONJUNCTION_END.sub("", item.strip().rstrip("、,;；.。"))
+        out.append(f"{tail}{item}{end}" if lang == "ja" else f"{tail} {_lower_first(item)}{end}")
     return out
 
 
@@ -263,13 +298,27 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str], ...]
     out: list[str] = []
     heads: list[str] = []
     at: list[int] = []
-    for pos, (text, heading) in enumerate(chunks):
-        for sentence in sentences("\n".join(lists_as_sentences(text.splitlines(), lang))):
-            spoken = speakable(sentence, lang)
-            if spoken is not None:
-                out.append(spoken)
-                heads.append(heading)
-                at.append(pos)
+    # The chunks of one heading are read as one text: a list cut by a chunk's length keeps
+    # its lead-in ("At least one of these must be true. You:" and its twelve items).
+    pos = 0
+    while pos < len(chunks):
+        stop = pos + 1
+        while stop < len(chunks) and chunks[stop][1] == chunks[pos][1]:
+            stop += 1
+        lines: list[str] = []
+        line_chunk: list[int] = []
+        for k in range(pos, stop):
+            for line in chunks[k][0].splitlines():
+                lines.append(line)
+                line_chunk.append(k)
+        for said, first in _list_sentences(lines, lang):
+            for sentence in sentences(said):
+                spoken = speakable(sentence, lang)
+                if spoken is not None:
+                    out.append(spoken)
+                    heads.append(chunks[pos][1])
+                    at.append(line_chunk[first])
+        pos = stop
     if not out:
         # Nothing but names under headings (a list of libraries by language): each heading
         # with its names is said as one sentence ("Python: Misskey.py, MiPA, MiPAC."), rather
@@ -344,12 +393,22 @@ def _announces(sentence: str, lex: Lexicon) -> bool:
     return any(p in low for p in lex.announces)
 
 
-def _with_antecedent(sents: list[str], heads: list[str], start: int, lex: Lexicon) -> int:
+def _with_antecedent(sents: list[str], heads: list[str], start: int, lex: Lexicon,
+                     limit: int) -> int:
     """A sentence that leans on the one before it starts there, when it stands under the same
-    heading."""
-    if _dangling(sents[start], lex) and start > 0 and heads[start - 1] == heads[start]:
-        return start - 1
-    return start
+    heading; and so on back ("... these organizations ..." <- "But we do work with agencies
+    ..."), as long as the reply still reaches it."""
+    first = start
+    while (first > 0 and _dangling(sents[first], lex) and heads[first - 1] == heads[first]
+           and (first == start or start in _run_from(sents, heads, first - 1, lex.lang, limit))):
+        first -= 1
+    if first != start and _dangling(sents[first], lex):
+        # the lean cannot be followed back to a sentence that stands: a start that leans only
+        # by a connective ("And if you're eligible ...") is said without it instead
+        bare = _without_connective(sents[start], lex)
+        if bare != sents[start] and not _dangling(bare, lex):
+            return start
+    return first
 
 
 _LEAD_PUNCT = " ,、，"
@@ -520,7 +579,9 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
             score -= _ORPHAN_PENALTY  # yields to the next candidate unless far ahead
         if said is not None and said[i]:
             score -= _SAID_PENALTY  # said already: a follow-up asks for something new
-        score -= 0.01 * i  # earlier sentences introduce; prefer them on ties
+        # earlier sentences introduce: prefer them on ties, by their place in the page, so
+        # that on a long page the answer 70 sentences in is not outweighed by its place
+        score -= _PLACE_WEIGHT * i / n
         if score > best_score:
             best, best_score = i, score
     return best
@@ -535,7 +596,7 @@ def _say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
               limit: int) -> tuple[tuple[int, ...], str]:
     """The run a reply says from its best sentence: with the sentence it leans on, and
     without a leading connective whose sentence is not said. Positions and text."""
-    start = _with_antecedent(sents, heads, start, lex)
+    start = _with_antecedent(sents, heads, start, lex, limit)
     picked = _run_from(sents, heads, start, lex.lang, limit)
     said = list(sents)
     said[start] = _without_connective(sents[start], lex)

@@ -114,12 +114,37 @@ def test_a_sentence_a_page_cuts_into_a_list_is_said_whole(lines: list[str],
     ["If you're 2 Veterans who are married and: Your MAPR amount is:",  # a table's header
      "Neither of you qualifies $17,724", "One of you qualifies $20,731"],
     ["You can:", "One item only"],
-    ["You can:", *(f"Do thing number {n} with a tool" for n in range(9))],  # too long a list
+    ["Related pages:", *(f"Page number {n} here" for n in range(9))],  # long, no lead-in
     ["Benefits include:", "Dental care", "This sentence ends the list."],
 ])
 def test_lists_that_are_no_sentence_stay_as_they_are(lines: list[str]) -> None:
     joined = lists_as_sentences(lines, "en")
     assert len(joined) >= len(lines) - 1 and joined[-1] == lines[-1]
+
+
+def test_a_list_too_long_for_one_sentence_says_each_item_with_its_lead_in() -> None:
+    lines = ["At least one of these must be true.", "You:",
+             *(f"Served in place {n} for a year" for n in range(9))]
+    assert lists_as_sentences(lines, "en") == [
+        "At least one of these must be true.",
+        *(f"You served in place {n} for a year." for n in range(9))]
+
+
+def test_a_list_a_chunk_boundary_cuts_keeps_its_lead_in() -> None:
+    """vagov-en's enhanced eligibility: twelve conditions, "At least one of these must be
+    true. You:", cut by the chunk's length after the second. Each item is said with "You"
+    (the Camp Lejeune one answers "what does this say about Camp Lejeune"); the two before
+    the cut are not joined with "and" into one false condition."""
+    root = SHARED / "bench" / "vagov-en" / "site"
+    if not root.is_dir():
+        pytest.fail(f"{root} is missing: the shared bench data is laid beside the checkout")
+    emb = HashingEmbedder()
+    index = build_index(root, emb)
+    said = page_sentences(index, "health-care/eligibility.md")[0]
+    assert ("You served at least 30 days at Camp Lejeune between August 1, 1953, and "
+            "December 31, 1987.") in said
+    assert "You get a VA pension." in said
+    assert not any("disability and were discharged" in s for s in said)
 
 
 def test_a_real_page_says_the_sentence_its_list_cuts(tmp_path: Path) -> None:
@@ -537,3 +562,20 @@ def test_a_phrase_marked_final_counts_only_at_the_end() -> None:
     assert ja.find("歌を歌って", ja.refuse)
     assert not ja.find("その歌を歌ってる人は誰", ja.refuse)  # a question about the song
     assert en.find("a b", ("b$",)) and not en.find("a b c", ("b$",))
+
+
+def test_a_lean_that_cannot_be_followed_back_drops_its_connective(tmp_path: Path) -> None:
+    """The best sentence leans by "And" on one that leans on "these organizations" in the one
+    before, and the three do not fit one reply: it is said without its "And", not from the
+    middle of the chain ("Many of these organizations ...")."""
+    (tmp_path / "dogs.md").write_text(
+        "# Guide dogs\n## Does VA provide guide dogs?\nVA does not buy guide or service dogs "
+        "itself for Veterans who are blind or have low vision in any of its programs.\n"
+        "But we do work with non-VA agencies all over the country that provide trained guide "
+        "or service dogs to Veterans.\nMany of these organizations don't charge anything for "
+        "the dog or for the long training the dog and its new owner go through together.\n"
+        "And if you're eligible, we'll pay for the veterinary care and the harness a guide "
+        "dog needs.\n", encoding="utf-8")
+    brain = _brain(tmp_path)
+    reply = brain.respond((), "who pays the veterinary care and harness", lang="en").reply
+    assert reply.text.startswith("If you're eligible, we'll pay for the veterinary care")
