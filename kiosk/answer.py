@@ -17,7 +17,9 @@ from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import ACT, PAGE, REPEAT, SITE, Resolution, clean
 from kiosk.retrieval.index import Evidence, PageHit, SiteIndex
-from kiosk.text import sentences, terms
+from kiosk.text import SENTENCE_END_EN as _END_EN
+from kiosk.text import SENTENCE_END_JA as _END_JA
+from kiosk.text import lower_first, sentences, terms
 
 MAX_REPLY_CHARS = {"ja": 140, "en": 260}
 # A sentence that leans on one it cannot take along yields to a candidate this close to it
@@ -94,8 +96,6 @@ _CODE_NAME = re.compile(r"\$[A-Za-z_]")  # $ref, $HOME: code; $127 is a price
 # A sentence ends with its mark, and perhaps a closing bracket or quote after it: a line that
 # ends with a bracket alone is a list item ("Vascular disease (diseases that affect ...)") or a
 # cited title (「…を探しているなら…『Misskey』へようこそ」), not a sentence.
-_END_EN = re.compile(r"[.!?][)\"”’]*$")
-_END_JA = re.compile(r"[。！？!?][）」』)]*$")
 # "Note: ...", "Tip: ...", "注意：...": a typographic label before a sentence, not words to say.
 _LABEL = re.compile(r"^(?:note|tip|important|warning|caution|注意|ヒント|補足|メモ)\s*[:：]\s*",
                     re.I)
@@ -105,13 +105,6 @@ _LABEL = re.compile(r"^(?:note|tip|important|warning|caution|注意|ヒント|�
 _FIELD_EN = re.compile(r"^([A-Za-z][A-Za-z ]{0,30}?)\s*:\s+(\S.*)$")
 _FIELD_JA = re.compile(r"^([^\s:：、。]{1,12})[:：]\s*(\S.*)$")
 _ASKING_LABELS = frozenset({"what", "who", "when", "where", "why", "how", "which"})
-
-
-def _lower_first(text: str) -> str:
-    """"Dental services" -> "dental services"; "VA dental care" keeps its acronym."""
-    if len(text) > 1 and text[0].isupper() and (text[1].islower() or text.startswith("A ")):
-        return text[0].lower() + text[1:]
-    return text
 
 
 def _field_as_sentence(text: str, lang: str) -> str:
@@ -126,7 +119,7 @@ def _field_as_sentence(text: str, lang: str) -> str:
         return text  # a sentence with a lead-in, not a field
     if load_lexicon(lang).sounds_unfinished(label):
         # "You may qualify for: Dental services ..." is a sentence cut by a list, not a label.
-        joined = f"{label}{value}" if lang == "ja" else f"{label} {_lower_first(value)}"
+        joined = f"{label}{value}" if lang == "ja" else f"{label} {lower_first(value)}"
         return joined if (_END_JA if lang == "ja" else _END_EN).search(joined) else joined + (
             "。" if lang == "ja" else ".")
     if lang == "ja":
@@ -195,7 +188,7 @@ def _join_items(items: list[str], lang: str, lead: str) -> str:
     # an item may carry the list's own conjunction ("..., and" / "..., or")
     said = [_CONJUNCTION_END.search(i) for i in items]
     joiner = next((m.group(1).lower() for m in said if m is not None), "and")
-    items = [_lower_first(_CONJUNCTION_END.sub("", i)) for i in items]
+    items = [lower_first(_CONJUNCTION_END.sub("", i)) for i in items]
     if len(items) == 2:
         return f"{items[0]} {joiner} {items[1]}"
     return ", ".join(items[:-1]) + f", {joiner} {items[-1]}"
@@ -226,8 +219,7 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
             # the lead-in stops unfinished ("... may:"), or the items carry the sentence's own
             # "and"/"or" ("Both of these must be true:" / "You're the parent, and" / ...):
             # the latter keeps its colon, a pause before the items
-            unfinished = lex.sounds_unfinished(lead) or (
-                lang != "ja" and len(lead.split()) < 2)  # "You:" and what you must be
+            unfinished = _leads_in(lead, lang, lex)
             # examples ("..., like:") may be said in part; a list of conditions may not
             some = lang != "ja" and lead.lower().split()[-1] in _EXAMPLES
             unfinished = unfinished or some
@@ -248,14 +240,14 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
                     out.append((said, i))
                     i = j
                     continue
-            items_said = _items_with_lead(lead, lines[i + 1:j], lang, lex)
-            if items_said:
+            each = _items_with_lead(lead, lines[i + 1:j], lang, lex)
+            if each is not None:
                 # too many items to say as one sentence: each is a sentence of its own with
                 # the words that lead into it ("You:" ... "Served at Camp Lejeune ..." ->
                 # "You served at Camp Lejeune ..."), so a question about one can hear it
-                n_lead = len(items_said) - (j - i - 1)  # the lead's finished sentences
-                out.extend((text, i if k < n_lead else i + 1 + k - n_lead)
-                           for k, text in enumerate(items_said))
+                before, each_item = each
+                out.extend((text, i) for text in before)
+                out.extend((text, i + 1 + k) for k, text in enumerate(each_item))
                 i = j
                 continue
         out.append((line, i))
@@ -263,21 +255,26 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
     return out
 
 
-def _items_with_lead(lead: str, items: list[str], lang: str, lex: Lexicon) -> list[str]:
-    """A long list's items, each said with the unfinished end of its lead-in, after the lead's
-    own finished sentences; none when the lead-in does not lead into its items."""
+def _leads_in(lead: str, lang: str, lex: Lexicon) -> bool:
+    """A list's lead-in that its items finish: it stops unfinished ("... may"), or is one
+    English word ("You:" and what you must be)."""
+    return lex.sounds_unfinished(lead) or (lang != "ja" and len(lead.split()) < 2)
+
+
+def _items_with_lead(lead: str, items: list[str], lang: str,
+                     lex: Lexicon) -> tuple[list[str], list[str]] | None:
+    """A long list's items, each said with the unfinished end of its lead-in, and the lead's
+    own finished sentences before them; None when the lead-in does not lead into its items."""
     parts = sentences(lead)
-    if not parts or len(items) < LIST_ITEMS[0] or not all(_item(x.strip(), lang) for x in items):
-        return []
+    if not parts or len(items) < LIST_ITEMS[0] or not _leads_in(parts[-1], lang, lex):
+        return None
     tail = parts[-1]
-    if not (lex.sounds_unfinished(tail) or (lang != "ja" and len(tail.split()) < 2)):
-        return []
     end = "。" if lang == "ja" else "."
-    out = list(parts[:-1])
+    said: list[str] = []
     for item in items:
         item = _CONJUNCTION_END.sub("", item.strip().rstrip("、,;；.。"))
-        out.append(f"{tail}{item}{end}" if lang == "ja" else f"{tail} {_lower_first(item)}{end}")
-    return out
+        said.append(f"{tail}{item}{end}" if lang == "ja" else f"{tail} {lower_first(item)}{end}")
+    return parts[:-1], said
 
 
 def _page_sentences(index: SiteIndex,

@@ -22,6 +22,9 @@ _TOKEN_RE = re.compile(f"[{_CJK}]+|[a-z0-9]+(?:['’][a-z]+)?")
 _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
 _SENTENCE_END_JA = re.compile(r"(?<=[。！？!?])")
 _SENTENCE_END_EN = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+# A sentence's own end mark at the end of a text, perhaps inside a closing bracket or quote.
+SENTENCE_END_EN = re.compile(r"[.!?][)\"”’]*$")
+SENTENCE_END_JA = re.compile(r"[。！？!?][）」』)]*$")
 
 
 def normalize(text: str) -> str:
@@ -29,6 +32,13 @@ def normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).lower()
     text = _SPACE_BETWEEN_CJK.sub("", text)
     return " ".join(text.split())
+
+
+def lower_first(text: str) -> str:
+    """"Dental services" -> "dental services"; "VA dental care" keeps its acronym."""
+    if len(text) > 1 and text[0].isupper() and (text[1].islower() or text.startswith("A ")):
+        return text[0].lower() + text[1:]
+    return text
 
 
 def detect_lang(text: str) -> str:

@@ -12,13 +12,13 @@ import unicodedata
 from collections.abc import Callable
 from html.parser import HTMLParser
 
+from kiosk.text import SENTENCE_END_EN, SENTENCE_END_JA, lower_first
+
 _HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
 # A header cell that leads into its value ("If you have 1 dependent and...", "Your MAPR
 # amount is:") is said with it; a name ("Status", 色) is said as "the status is ...".
 _LEAD_IN_END = re.compile(r"(?:[:：…]|\.\.\.|\band|\bor|\bis|\bare)\s*$", re.I)
 _TRAILING = re.compile(r"[\s:：…]+$|\.\.\.$")
-_END_EN = re.compile(r"[.!?][\"”’)]*$")
-_END_JA = re.compile(r"[。！？!?][」』）)]*$")
 CLAUSE_WORDS = 3  # an English cell of this many words says something of its own
 
 
@@ -28,13 +28,9 @@ def _clean(cell: str) -> str:
     return " ".join(text.split())
 
 
-def _lower_first(text: str) -> str:
-    if len(text) > 1 and text[0].isupper() and (text[1].islower() or text.startswith("A ")):
-        return text[0].lower() + text[1:]
-    return text
-
-
 def _is_japanese(text: str) -> bool:
+    """Any Japanese in the row: its labels take は (名前はtext), however much of it is code
+    (not `detect_lang`, whose share of letters reads "名前 visibility public home" as English)."""
     return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
@@ -56,16 +52,16 @@ def row_sentence(header: list[str], row: list[str]) -> str | None:
         if ja:
             joined = head + cell if head.endswith(("は", "が")) or lead_in else f"{head}は{cell}"
         elif lead_in:
-            joined = f"{head} {_lower_first(cell)}"
+            joined = f"{head} {lower_first(cell)}"
         elif len(cell.split()) >= CLAUSE_WORDS:
             joined = cell  # "If the Veteran died before 2001": its header only names it
         else:
-            joined = f"the {_lower_first(head)} is {_lower_first(cell)}"
-        parts.append(joined if ja or not parts else _lower_first(joined))
+            joined = f"the {lower_first(head)} is {lower_first(cell)}"
+        parts.append(joined if ja or not parts else lower_first(joined))
     said = ("、" if ja else ", ").join(parts)
     if not ja:
         said = said[:1].upper() + said[1:]
-    if not (_END_JA if ja else _END_EN).search(said):
+    if not (SENTENCE_END_JA if ja else SENTENCE_END_EN).search(said):
         said += "。" if ja else "."
     return said
 
