@@ -203,6 +203,16 @@ def content_strength(text: str) -> float:
     return strength
 
 
+# A katakana word of three letters or more is also a term of its own, holding this share of
+# its weight: its 2-grams alone let ボット find テキストボックス (ボッ) and 作 the note page
+# (misskey-ja), while a compound (ワードミュート) still meets ミュート by them.
+KATAKANA_WHOLE_SHARE = 0.5
+
+
+def _whole_katakana(segment: str) -> bool:
+    return len(segment) > 2 and _script_class(segment[0]) == 1
+
+
 def query_weights(text: str) -> dict[str, float]:
     """Query terms with weights: a Latin word counts 1, and so does a CJK word, its 2-grams
     sharing that 1 — otherwise a long katakana name (プラネタリウム, six 2-grams) outweighs
@@ -217,8 +227,12 @@ def query_weights(text: str) -> dict[str, float]:
                     continue
                 grams = [segment] if len(segment) == 1 else [
                     segment[i:i + 2] for i in range(len(segment) - 1)]
+                share = 1.0
+                if _whole_katakana(segment):
+                    weights[segment] = weights.get(segment, 0.0) + KATAKANA_WHOLE_SHARE
+                    share -= KATAKANA_WHOLE_SHARE
                 for gram in grams:
-                    weights[gram] = weights.get(gram, 0.0) + 1.0 / len(grams)
+                    weights[gram] = weights.get(gram, 0.0) + share / len(grams)
         else:
             token = token.replace("’", "'").split("'")[0]
             if token in stop or (len(token) < 2 and not token.isdigit()):
@@ -232,7 +246,8 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
     """Index terms: Latin words (stopwords dropped, lightly stemmed) and CJK character 2-grams.
 
     CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
-    never straddle a particle; the index also holds each kanji alone. In queries, hiragana
+    never straddle a particle; the index also holds each kanji alone, and each katakana word
+    whole (`KATAKANA_WHOLE_SHARE`). In queries, hiragana
     segments are dropped: in an utterance they are
     nearly always function words (それを, ですか) and would only add noise.
     """
@@ -250,6 +265,8 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
                         out.append(segment)
                     continue
                 out.extend(segment[i : i + 2] for i in range(len(segment) - 1))
+                if _whole_katakana(segment):
+                    out.append(segment)
                 if not for_query and _script_class(segment[0]) == 2:
                     # Kanji also stand alone in the index, so a one-kanji query word (車, 駅)
                     # finds the compounds it lives in (駐車場, 電車).

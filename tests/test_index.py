@@ -290,3 +290,40 @@ def test_an_index_of_the_previous_format_is_read_and_its_vectors_reused(tmp_path
     assert counting.embedded == 0  # every vector came from the old file
     assert np.allclose(rebuilt.vectors, old.vectors)
     assert rebuilt.links("en/index.md") == ("en/cafe.md",)  # read from the site again
+
+
+def test_a_katakana_word_finds_the_page_that_writes_it_not_its_letters(tmp_path: Path) -> None:
+    # ボット's 2-grams are both in テキストボックス and ポット: only the whole word tells them
+    # apart (misskey-ja: "ボットを作ってみたい" found the note page's text box).
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "note.md").write_text("# ノート\nテキストボックスにポットの絵を貼れます。",
+                                  encoding="utf-8")
+    (root / "bot.md").write_text(
+        "# 開発\nAPIを使って自動で投稿するボットを作れます。公開されている実装も参考になります。"
+        "作ったものは利用規約を守って動かしてください。", encoding="utf-8")
+    index = build_index(root, HashingEmbedder())
+    lexical = index.page_lexical_scores(SearchQuery.of("ボット"))
+    assert int(lexical.argmax()) == index.position("bot.md")
+
+
+def test_an_index_before_whole_katakana_words_has_its_terms_rebuilt(tmp_path: Path) -> None:
+    import io
+    import json
+
+    emb = HashingEmbedder()
+    built = build_index(_site(tmp_path / "site"), emb)
+    path = tmp_path / "site.npz"
+    built.save(path)
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(bytes(arrays["meta"]).decode())
+    meta["version"] = 2
+    meta["vocab"] = [t for t in meta["vocab"] if t != "カレー"]  # as a version 2 build had it
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    path.write_bytes(buf.getvalue())
+    loaded = SiteIndex.load(path)
+    assert "カレー" in loaded.lexical.vocab
+    assert np.array_equal(loaded.lexical.idf, built.lexical.idf)

@@ -3,12 +3,14 @@ from __future__ import annotations
 import pytest
 
 from kiosk.text import (
+    KATAKANA_WHOLE_SHARE,
     bigrams,
     content_strength,
     content_terms,
     detect_lang,
     normalize,
     overlap,
+    query_weights,
     sentences,
     spell_numbers,
     terms,
@@ -55,6 +57,15 @@ def test_terms_japanese_bigrams_do_not_cross_script_changes() -> None:
 def test_index_terms_keep_single_kanji_so_one_kanji_queries_match() -> None:
     assert "車" in terms("駐車場")
     assert "車" not in terms("駐車場", for_query=True)
+
+
+def test_a_katakana_word_is_a_term_whole_beside_its_bigrams() -> None:
+    found = terms("テキストボックスに入力")
+    assert "テキストボックス" in found and "ボッ" in found
+    weights = query_weights("ボットを作りたい")
+    assert weights["ボット"] == pytest.approx(KATAKANA_WHOLE_SHARE)
+    assert weights["ボッ"] + weights["ット"] == pytest.approx(1.0 - KATAKANA_WHOLE_SHARE)
+    assert query_weights("ペンはある") == {"ペン": 1.0}  # two letters: the word is its 2-gram
 
 
 def test_query_terms_drop_hiragana_function_words() -> None:

@@ -31,10 +31,12 @@ from kiosk.text import normalize, query_weights, terms
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 2  # 2: pages keep the site's pages they link to
+FORMAT_VERSION = 3  # 2: pages keep the site's pages they link to; 3: katakana words whole
 # Files this version reads: a version 1 file has no links (the next build from the site adds
-# them) and its vectors are reused, so an upgrade does not embed the whole site again.
-READABLE_VERSIONS = (1, 2)
+# them) and its vectors are reused, so an upgrade does not embed the whole site again. The
+# terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
+# chunks on load.
+READABLE_VERSIONS = (1, 2, 3)
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
 # Query texts whose scores over every chunk are remembered: a turn's context is the texts of
 # the last exchanges, scored already when they were said (8 bytes a chunk each: 0.12 MB at
@@ -223,8 +225,10 @@ class SiteIndex:
             if not spellings or word in self._katakana_words:
                 continue
             grams = [word[i:i + 2] for i in range(len(word) - 1)]
-            for gram in grams:  # the katakana word's own share goes to its Latin spelling
-                left = weights.get(gram, 0.0) - 1.0 / len(grams)
+            # The katakana word's own share (whole and in 2-grams) goes to its Latin spelling.
+            grams_share = 1.0 - weights.pop(word, 0.0)
+            for gram in grams:
+                left = weights.get(gram, 0.0) - grams_share / len(grams)
                 if left > 1e-6:
                     weights[gram] = left
                 else:
@@ -475,6 +479,8 @@ class SiteIndex:
                                  "rebuild it with kiosk index") from exc
         pages = [PageInfo(**{**p, "links": tuple(p.get("links", ()))}) for p in meta["pages"]]
         chunks = [Chunk(*c) for c in meta["chunks"]]
+        if meta["version"] < 3:
+            lexical = _lexical_index(pages, chunks)
         return cls(str(meta["model"]), pages, chunks, vectors, lexical)
 
 
@@ -511,6 +517,12 @@ def _section_pages(pages: list[PageInfo]) -> tuple[PageInfo, ...]:
 
 def _lexical_text(page: PageInfo | Page, chunk: Chunk) -> str:
     return f"{page.title}\n{chunk.heading}\n{chunk.text}\n{chunk.code}"
+
+
+def _lexical_index(pages: list[PageInfo], chunks: list[Chunk]) -> LexicalIndex:
+    page_of = {p.page_id: p for p in pages}
+    return LexicalIndex.build(
+        (terms(_lexical_text(page_of[c.page_id], c)) for c in chunks), len(chunks))
 
 
 def build_index(
@@ -553,7 +565,5 @@ def build_index(
     # At the precision the file keeps (float16): a site answers the same just after it was
     # indexed as after a restart loads the file (a near tie could go either way before).
     vectors = vectors.astype(np.float16).astype(np.float32)
-    page_of = {p.page_id: p for p in infos}
-    lexical = LexicalIndex.build(
-        (terms(_lexical_text(page_of[c.page_id], c)) for c in chunks), len(chunks))
-    return SiteIndex(embedder.name, infos, chunks, vectors, lexical, problems)
+    return SiteIndex(embedder.name, infos, chunks, vectors, _lexical_index(infos, chunks),
+                     problems)
