@@ -48,6 +48,20 @@ def test_terms_english_stems_and_drops_stopwords() -> None:
     assert terms("Tell me about the planetarium tickets") == ["planetarium", "ticket"]
 
 
+@pytest.mark.parametrize(("a", "b"), [
+    ("applied", "apply"), ("applying", "apply"), ("buried", "bury"), ("married", "marry"),
+    ("messages", "message"), ("messaging", "message"), ("caring", "care"), ("hoping", "hope"),
+    ("running", "run"), ("closing", "close"), ("dressed", "dressing"), ("used", "use"),
+])
+def test_inflections_of_a_word_share_its_term(a: str, b: str) -> None:
+    assert terms(a) == terms(b)
+
+
+@pytest.mark.parametrize(("a", "b"), [("caring", "car"), ("hoping", "hop"), ("hope", "hop")])
+def test_different_words_keep_different_terms(a: str, b: str) -> None:
+    assert terms(a) != terms(b)
+
+
 def test_terms_japanese_bigrams_do_not_cross_script_changes() -> None:
     found = terms("プラネタリウムの料金", for_query=True)
     assert "ムの" not in found and "の料" not in found

@@ -31,7 +31,7 @@ from kiosk.text import normalize, query_weights, terms
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 3  # 2: pages keep the site's pages they link to; 3: katakana words whole
+FORMAT_VERSION = 3  # 2: pages keep the links; 3: katakana words whole, English inflections folded
 # Files this version reads: a version 1 file has no links (the next build from the site adds
 # them) and its vectors are reused, so an upgrade does not embed the whole site again. The
 # terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
