@@ -263,8 +263,9 @@ def content_strength(text: str) -> float:
 
 
 # A katakana word of three letters or more is also a term of its own, holding this share of
-# its weight: its 2-grams alone let ボット find テキストボックス (ボッ) and 作 the note page
-# (misskey-ja), while a compound (ワードミュート) still meets ミュート by them.
+# its weight: by its 2-grams alone ボット meets テキストボックス (ボッ), and on misskey-ja the
+# note page's text box outranked the bot page; a compound (ワードミュート) still meets
+# ミュート by them.
 KATAKANA_WHOLE_SHARE = 0.5
 
 
@@ -302,7 +303,7 @@ def query_weights(text: str) -> dict[str, float]:
 
 
 def terms(text: str, *, for_query: bool = False) -> list[str]:
-    """Index terms: Latin words (stopwords dropped, lightly stemmed) and CJK character 2-grams.
+    """Index terms: Latin words (stopwords dropped, inflections folded) and CJK character 2-grams.
 
     CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
     never straddle a particle; the index also holds each kanji alone, and each katakana word

@@ -480,6 +480,8 @@ class SiteIndex:
         pages = [PageInfo(**{**p, "links": tuple(p.get("links", ()))}) for p in meta["pages"]]
         chunks = [Chunk(*c) for c in meta["chunks"]]
         if meta["version"] < 3:
+            log.info("index: %s has format %s; its terms are rebuilt (the next sync saves "
+                     "format %d)", path, meta["version"], FORMAT_VERSION)
             lexical = _lexical_index(pages, chunks)
         return cls(str(meta["model"]), pages, chunks, vectors, lexical)
 
