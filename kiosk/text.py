@@ -273,6 +273,11 @@ def _whole_katakana(segment: str) -> bool:
     return len(segment) > 2 and _script_class(segment[0]) == 1
 
 
+def is_whole_word_term(term: str) -> bool:
+    """A katakana word held as a term whole, beside its 2-grams."""
+    return _whole_katakana(term) and all(_script_class(ch) == 1 for ch in term)
+
+
 def query_weights(text: str) -> dict[str, float]:
     """Query terms with weights: a Latin word counts 1, and so does a CJK word, its 2-grams
     sharing that 1 — otherwise a long katakana name (プラネタリウム, six 2-grams) outweighs

@@ -327,3 +327,16 @@ def test_an_index_before_whole_katakana_words_has_its_terms_rebuilt(tmp_path: Pa
     loaded = SiteIndex.load(path)
     assert "カレー" in loaded.lexical.vocab
     assert np.array_equal(loaded.lexical.idf, built.lexical.idf)
+
+
+def test_a_katakana_word_the_site_never_writes_counts_as_its_bigrams(tmp_path: Path) -> None:
+    # エック (えっ詳しく misheard) is no word of the site: it must not weigh twice against the
+    # best possible score, as a word the site writes whole and in 2-grams does.
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "photo.md").write_text("# 撮影\nチェックしてから撮影してください。", encoding="utf-8")
+    index = build_index(root, HashingEmbedder())
+    weights = index.search_terms(SearchQuery.of("エックはしく"))
+    assert "エック" not in weights
+    assert weights["エッ"] + weights["ック"] == pytest.approx(1.0)
+    assert index.search_terms(SearchQuery.of("チェック"))["チェック"] == pytest.approx(0.5)

@@ -27,7 +27,7 @@ from kiosk.retrieval.embedder import Embedder, Vectors
 from kiosk.retrieval.lexical import LexicalIndex
 from kiosk.retrieval.loanwords import KATAKANA_WORD, Loanwords
 from kiosk.retrieval.site import Chunk, LoadProblem, Page, chunk_page, load_site
-from kiosk.text import normalize, query_weights, terms
+from kiosk.text import is_whole_word_term, normalize, query_weights, terms
 
 log = logging.getLogger(__name__)
 
@@ -218,6 +218,13 @@ class SiteIndex:
 
     def _weights_with_loanwords(self, text: str) -> dict[str, float]:
         weights = query_weights(text)
+        for word in [t for t in weights if is_whole_word_term(t) and t not in self.lexical.vocab]:
+            # A katakana word the site never writes (or a misheard one, エック for えっ詳しく)
+            # tells nothing its 2-grams do not: they carry its whole weight.
+            share = weights.pop(word)
+            grams = [word[i:i + 2] for i in range(len(word) - 1)]
+            for gram in grams:
+                weights[gram] = weights.get(gram, 0.0) + share / len(grams)
         for word in KATAKANA_WORD.findall(normalize(text)):
             spellings = self.loanwords.spellings(word)
             # Only a word with a Latin spelling asks whether the site writes it in katakana
