@@ -269,13 +269,10 @@ def content_strength(text: str) -> float:
 KATAKANA_WHOLE_SHARE = 0.5
 
 
-def _whole_katakana(segment: str) -> bool:
-    return len(segment) > 2 and _script_class(segment[0]) == 1
-
-
 def is_whole_word_term(term: str) -> bool:
-    """A katakana word held as a term whole, beside its 2-grams."""
-    return _whole_katakana(term) and all(_script_class(ch) == 1 for ch in term)
+    """A katakana word held as a term whole, beside its 2-grams (a segment of one script, or
+    any term of the index)."""
+    return len(term) > 2 and all(_script_class(ch) == 1 for ch in term)
 
 
 def query_weights(text: str) -> dict[str, float]:
@@ -293,7 +290,7 @@ def query_weights(text: str) -> dict[str, float]:
                 grams = [segment] if len(segment) == 1 else [
                     segment[i:i + 2] for i in range(len(segment) - 1)]
                 share = 1.0
-                if _whole_katakana(segment):
+                if is_whole_word_term(segment):
                     weights[segment] = weights.get(segment, 0.0) + KATAKANA_WHOLE_SHARE
                     share -= KATAKANA_WHOLE_SHARE
                 for gram in grams:
@@ -330,7 +327,7 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
                         out.append(segment)
                     continue
                 out.extend(segment[i : i + 2] for i in range(len(segment) - 1))
-                if _whole_katakana(segment):
+                if is_whole_word_term(segment):
                     out.append(segment)
                 if not for_query and _script_class(segment[0]) == 2:
                     # Kanji also stand alone in the index, so a one-kanji query word (車, 駅)
