@@ -145,9 +145,10 @@ class _Score:
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
-def reply_f1(lang: str, got: str, ref: str) -> float:
-    """Overlap of a spoken reply with a reference reply: word F1 (English), character 2-gram
-    F1 (Japanese, whose words are not spaced), both over NFKC-folded lower-case text."""
+def reply_overlap(lang: str, got: str, ref: str) -> tuple[float, float]:
+    """Precision and recall of a spoken reply against a reference reply: words (English),
+    character 2-grams (Japanese, whose words are not spaced), both over NFKC-folded lower-case
+    text. Precision low beside recall: the reply says more than the answer."""
     def units(text: str) -> Counter[str]:
         text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
         if lang == "ja":
@@ -158,9 +159,17 @@ def reply_f1(lang: str, got: str, ref: str) -> float:
     a, b = units(got), units(ref)
     common = sum((a & b).values())
     if common == 0:
-        return 0.0
-    precision, recall = common / sum(a.values()), common / sum(b.values())
-    return 2 * precision * recall / (precision + recall)
+        return 0.0, 0.0
+    return common / sum(a.values()), common / sum(b.values())
+
+
+def _f1(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision and recall else 0.0
+
+
+def reply_f1(lang: str, got: str, ref: str) -> float:
+    """The harmonic mean of `reply_overlap`'s precision and recall."""
+    return _f1(*reply_overlap(lang, got, ref))
 
 
 @dataclass
@@ -169,6 +178,8 @@ class _Replies:
 
     f1: list[float] = field(default_factory=list)
     f1_page_right: list[float] = field(default_factory=list)
+    precision: list[float] = field(default_factory=list)
+    recall: list[float] = field(default_factory=list)
     page_turns: int = 0
     refused: int = 0  # page turns answered without a page
     offtopic: int = 0
@@ -193,8 +204,11 @@ class _Replies:
         self.page_turns += 1
         self.refused += not answered
         if turn.reply is not None:
-            f1 = reply_f1(result.lang, result.reply.text, turn.reply)
+            precision, recall = reply_overlap(result.lang, result.reply.text, turn.reply)
+            f1 = _f1(precision, recall)
             self.f1.append(f1)
+            self.precision.append(precision)
+            self.recall.append(recall)
             if top1:
                 self.f1_page_right.append(f1)
 
@@ -205,6 +219,7 @@ class _Replies:
         return {
             "reply_f1": mean(self.f1), "reply_f1_turns": len(self.f1),
             "reply_f1_page_right": mean(self.f1_page_right),
+            "reply_precision": mean(self.precision), "reply_recall": mean(self.recall),
             "false_refusals": round(self.refused / self.page_turns, 4) if self.page_turns
             else None,
             "reference_repairs": self.ref_repairs,
@@ -338,7 +353,8 @@ def format_table(report: dict[str, Any]) -> str:
     lines.append("(pages: top-1 over the turns that expect a page; per-kind columns: top-1)")
     r = strategies["resolved"]
     lines.append(f"resolved replies: F1 vs reference {r['reply_f1']} over {r['reply_f1_turns']} "
-                 f"turns ({r['reply_f1_page_right']} where the page was right); false refusals "
+                 f"turns ({r['reply_f1_page_right']} where the page was right; precision "
+                 f"{r['reply_precision']}, recall {r['reply_recall']}); false refusals "
                  f"{r['false_refusals']}; off-topic answered from a page "
                  f"{r['offtopic_false_answers']} of {r['offtopic_turns']}; turns the reference "
                  f"meets with an apology: {r['reference_repairs']}, the avatar too "

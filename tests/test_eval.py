@@ -13,6 +13,7 @@ from kiosk.eval import (
     format_table,
     load_dialogues,
     reply_f1,
+    reply_overlap,
     score_turn,
 )
 from kiosk.retrieval.index import build_index
@@ -32,7 +33,8 @@ def test_report_shape_and_strategies(brain: Brain) -> None:
     strategies = report["strategies"]
     assert list(strategies) == ["raw", "page_lexical", "prev_user", "prev_exchange", "window3",
                                 "seed", "resolved", "oracle"]
-    reply_keys = {"reply_f1", "reply_f1_turns", "reply_f1_page_right", "false_refusals",
+    reply_keys = {"reply_f1", "reply_f1_turns", "reply_f1_page_right", "reply_precision",
+                  "reply_recall", "false_refusals",
                   "offtopic_turns", "offtopic_false_answers", "reference_repairs",
                   "reference_repairs_met_with_repair"}
     for name, s in strategies.items():
@@ -112,6 +114,15 @@ def test_by_turn_lists_the_misses(brain: Brain) -> None:
     assert "f1#0 [act] hello" in raw_misses  # raw searches a greeting
     assert "f1#4 [site] what other pages are on this site" in raw_misses
     assert "f1#0" not in format_misses(report, "resolved")
+
+
+def test_reply_overlap_tells_a_reply_that_says_too_much_from_one_that_misses() -> None:
+    said, answer = "cafe ground floor near entrance hall", "cafe ground floor"
+    long_p, long_r = reply_overlap("en", said, answer)
+    short_p, short_r = reply_overlap("en", answer, said)
+    assert long_r == 1.0 and long_p == 0.5
+    assert short_p == 1.0 and short_r == 0.5
+    assert reply_overlap("ja", "カフェは1階です", "駐車場は地下にあります") == (0.0, 0.0)
 
 
 def test_reply_f1_words_for_english_and_2grams_for_japanese() -> None:
