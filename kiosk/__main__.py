@@ -105,6 +105,12 @@ def cmd_models(args: argparse.Namespace) -> int:
         path = install(manifest[name], models_dir, wheels_dir=wheels, converted_dir=converted,
                        force=args.force)
         print(f"{name}: {path}")
+    # Setup runs this right after pip: the files pip and this command just wrote leave the
+    # page cache, or the first processes to map them count large folios as resident (fsutil).
+    from kiosk.fsutil import drop_cached
+
+    fresh = [models_dir] + ([Path(sys.prefix)] if sys.prefix != sys.base_prefix else [])
+    log.info("page cache of %d installed files released", drop_cached(fresh))
     return 0
 
 

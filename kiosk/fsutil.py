@@ -1,10 +1,12 @@
-"""Durable file replacement: write aside, fsync, rename, fsync the directory."""
+"""Durable file replacement: write aside, fsync, rename, fsync the directory; and releasing
+the page cache of files just installed."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -57,3 +59,34 @@ def atomic_write_from(staged: Path, target: Path) -> None:
         os.fsync(fh.fileno())
     os.replace(staged, target)
     _fsync_dir(target.parent)
+
+
+def drop_cached(roots: Iterable[Path]) -> int:
+    """Ask the kernel to forget the page cache of every regular file under `roots` (symbolic
+    links are not followed); returns how many files it was asked for.
+
+    Why: the files an installer has just written stay cached in large folios, and a process
+    that maps them (shared libraries, Sudachi's and Open JTalk's dictionaries) is charged for
+    whole folios on its first touch. A checkout fresh from `scripts/setup.sh` peaked ~95 MB
+    higher in the voice bench (file-backed RSS 274 MB against 177 MB) until the cache turned
+    over. Only clean pages go (everything is written back first); nothing is lost, the next
+    read comes from disk."""
+    if not hasattr(os, "posix_fadvise"):
+        return 0  # not on this platform: the cache ages out by itself
+    os.sync()  # DONTNEED leaves dirty pages where they are
+    count = 0
+    for root in roots:
+        for directory, _, names in os.walk(root):
+            for name in names:
+                try:
+                    fd = os.open(os.path.join(directory, name), os.O_RDONLY | os.O_NOFOLLOW)
+                except OSError:
+                    continue  # a link, or not ours to read: left as it is
+                try:
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                    count += 1
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+    return count
