@@ -246,6 +246,26 @@ def test_rejection_keeps_the_question_but_not_the_rejected_answer() -> None:
     assert r.avoid_page is None
 
 
+@pytest.mark.parametrize("lang,text,rejects", [
+    ("en", "no no i mean the robot that draws portraits", True),
+    ("en", "oh wrong one", True),
+    ("en", "what could be wrong with my ticket", False),  # a question about something wrong
+    ("en", "what's wrong with the elevator", False),
+    ("en", "i would rather go in the morning is that quieter", False),
+    ("ja", "いや人じゃなくて特定の言葉を見たくないの", True),
+    ("ja", "ちがくて似顔絵を描くロボットのほう", True),
+    ("ja", "それってツイッターと何が違うの", False),  # asks for the difference
+    ("ja", "どう違うの", False),
+    # deep in a long question: a contrast inside it, not the last answer turned down
+    ("ja", "作ったテーマを友達にも使ってもらいたいんだけどファイルを送るんじゃなくて"
+           "自分のサイトから入れてもらえるの", False),
+])
+def test_a_rejection_turns_down_the_answer_as_the_turn_opens(lang: str, text: str,
+                                                             rejects: bool) -> None:
+    history = EN_HISTORY if lang == "en" else JA_HISTORY
+    assert analyze(text, history, load_lexicon(lang), P).rejection is rejects
+
+
 def test_bare_rejection_turns_away_from_the_page_just_given() -> None:
     r = decide(analyze("no not that one", EN_HISTORY, load_lexicon("en"), P), EN_HISTORY, P)
     assert r.avoid_page == "en/cafe.md"

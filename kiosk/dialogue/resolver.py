@@ -380,7 +380,7 @@ def analyze(utterance: str, history: History, lex: Lexicon,
         return found(ACT, act=act)
     if history and lex.find(text, lex.repeat):
         return Analysis(lex.lang, utterance, text, None, REPEAT, False, False, strength)
-    rejection = bool(lex.find(text, lex.rejection))
+    rejection = lex.rejects(text)
     if lex.find(text, lex.site) and not lex.find(text, lex.page):
         return found(SITE, rejection=rejection)
     if lex.find(text, lex.page) or lex.names_shown_page(text):

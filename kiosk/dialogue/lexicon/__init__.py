@@ -45,6 +45,9 @@ class Lexicon:
     distant_starts: tuple[str, ...]
     first: tuple[str, ...]
     rejection: tuple[str, ...]
+    # A rejection turns down the last answer as the turn opens: at most this many words
+    # (English) or characters (Japanese) stand before it ("no no | i mean", いや人 | じゃなくて).
+    rejection_within: int
     topic_nouns: tuple[str, ...]
     clue_ends: tuple[str, ...]
     # 〜だけど, 〜ですが: what a topic is closed with before the new question (Japanese)
@@ -89,6 +92,33 @@ class Lexicon:
                     if (padded.endswith(f" {p[:-1].rstrip()} ") if p.endswith("$")
                         else f" {p} " in padded)]
         return [p for p in phrases if (text.endswith(p[:-1]) if p.endswith("$") else p in text)]
+
+    def rejects(self, text: str) -> bool:
+        """The visitor turns down the last answer: a rejection phrase near the opening of the
+        normalized text ("no, I meant ...", いや人じゃなくて…), not one inside a question of its
+        own ("what could be wrong", 何が違うの, 〜ファイルを送るんじゃなくて… deep in a long
+        question), and not one an interrogative asks about ("what's wrong", どう違う)."""
+        if self.word_boundaries:
+            words = text.split()
+            for phrase in self.rejection:
+                size = len(phrase.split())
+                for at in range(min(self.rejection_within, len(words) - size) + 1):
+                    if words[at:at + size] == phrase.split() and not (
+                            at and self._asks(words[at - 1].removesuffix("'s"))):
+                        return True
+            return False
+        for phrase in self.rejection:
+            at = text.find(phrase)
+            if 0 <= at <= self.rejection_within and not self._asks(
+                    text[:at].rstrip("がはともって")):
+                return True
+        return False
+
+    def _asks(self, before: str) -> bool:
+        """The words before end with an interrogative (what / 何, どう)."""
+        if self.word_boundaries:
+            return before in self.interrogatives
+        return bool(before) and before.endswith(self.interrogatives)
 
     def distant_markers(self, text: str) -> list[str]:
         """The phrases that make a distant reference: anywhere ("from before", さっき), or
@@ -184,6 +214,13 @@ def _tuple(table: dict[str, object], key: str, where: str) -> tuple[str, ...]:
     return tuple(_norm(v) for v in value if v.strip())
 
 
+def _count(table: dict[str, object], key: str, where: str) -> int:
+    value = table.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ConfigError(f"lexicon {where}.{key} must be a whole number, 0 or more")
+    return value
+
+
 @lru_cache(maxsize=8)
 def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
     path = directory / f"{lang}.toml"
@@ -216,6 +253,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         distant_starts=_tuple(ref, "distant_starts", f"{lang}.reference"),
         first=_tuple(ref, "first", f"{lang}.reference"),
         rejection=_tuple(ref, "rejection", f"{lang}.reference"),
+        rejection_within=_count(ref, "rejection_within", f"{lang}.reference"),
         topic_nouns=_tuple(ref, "topic_nouns", f"{lang}.reference"),
         clue_ends=_tuple(ref, "clue_ends", f"{lang}.reference"),
         topic_closers=_tuple(ref, "topic_closers", f"{lang}.reference"),
