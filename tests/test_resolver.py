@@ -102,6 +102,8 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("en", "what else can i ask you", SITE, None, False),
         ("en", "what else can i look up on this thing", SITE, None, False),
         ("ja", "ほかに何が聞けるの", SITE, None, False),
+        ("ja", "何を聞けばいいの", SITE, None, False),
+        ("en", "what topics can you help me with", SITE, None, False),
         ("en", "what else can kids try there", IMMEDIATE, None, False),
         # immediate: the previous exchange
         ("en", "can you explain that in more detail", IMMEDIATE, None, True),
@@ -122,6 +124,10 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         # repeat requests
         ("en", "sorry could you say that again", REPEAT, None, False),
         ("ja", "もう一回言って", REPEAT, None, False),
+        ("ja", "今なんて", REPEAT, None, False),
+        ("ja", "え、もう一度", REPEAT, None, False),
+        ("ja", "もう一度予約したいんだけど", INDEPENDENT, None, False),  # not at the end
+        ("en", "remind me about the youtube rules", DISTANT, None, False),
         # "after that" is time, not a reference
         ("ja", "そのあとお昼ごはんはどこで食べられる", INDEPENDENT, None, False),
         # existential "there" points at nothing; a second "there" still does
