@@ -69,6 +69,13 @@ class AnswerParams:
     # question almost none of whose words or meaning the site holds (page questions that
     # stand alone score 0.15 and up on all six sets; "who won the football game" 0.07).
     scope_page_floor: float = 0.10
+    # ... and under scope_page_below it is declined however its best chunk stands out when
+    # that chunk is also this far in meaning (rescaled cosine): on a site of one subject a
+    # shared word makes a chunk stand out ("what's the weather going to be like tomorrow" ->
+    # the burial flag's weather damage, peak 3.7); page questions that stand alone and score
+    # under 0.25 are 0.30 and up on all six sets (CAsT's long openings), off-topic questions
+    # asked of the real sites 0.08-0.26.
+    scope_dense_floor: float = 0.28
 
 
 @dataclass(frozen=True)
@@ -626,6 +633,9 @@ def out_of_scope(evidence: Evidence | None, text: str, lex: Lexicon,
     if lex.find(text, lex.refuse):
         return True
     if best_page is not None and best_page < params.scope_page_floor:
+        return True
+    if (best_page is not None and evidence is not None and best_page < params.scope_page_below
+            and evidence.dense < params.scope_dense_floor):
         return True
     if evidence is None or evidence.peak >= params.scope_peak_below:
         # Its best chunk stands out from the site: something here is about it, however its

@@ -8,11 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from kiosk.answer import decline, listing, lists_as_sentences, page_sentences, speakable
+from kiosk.answer import (
+    AnswerParams,
+    decline,
+    listing,
+    lists_as_sentences,
+    out_of_scope,
+    page_sentences,
+    speakable,
+)
 from kiosk.brain import Brain
 from kiosk.dialogue.history import Exchange
 from kiosk.dialogue.lexicon import load_lexicon
-from kiosk.retrieval.index import build_index
+from kiosk.retrieval.index import Evidence, build_index
 from kiosk.retrieval.site import list_page_files
 from tests.conftest import SHARED
 from tests.fakes import HashingEmbedder
@@ -579,3 +587,22 @@ def test_a_lean_that_cannot_be_followed_back_drops_its_connective(tmp_path: Path
     brain = _brain(tmp_path)
     reply = brain.respond((), "who pays the veterinary care and harness", lang="en").reply
     assert reply.text.startswith("If you're eligible, we'll pay for the veterinary care")
+
+
+def test_a_chunk_standing_out_by_a_shared_word_does_not_keep_a_question_far_in_meaning() -> None:
+    """On a site of one subject a shared word lifts one chunk far above the rest (vagov-en:
+    "who is the president of france" -> the memorial certificate "signed by the current
+    president", 4.7 deviations), which had let any such question through. A low page score
+    and a chunk far in meaning decline it; a long story around a real question (CAsT's
+    openings: low page score, a chunk that stands out and is near in meaning) stays."""
+    lex = load_lexicon("en")
+    params = AnswerParams()
+    far = Evidence(peak=4.7, dense=0.08, lexical=0.23)
+    assert out_of_scope(far, "who is the president of france", lex, params, best_page=0.15)
+    near = Evidence(peak=5.2, dense=0.30, lexical=0.20)
+    assert not out_of_scope(near, "my son is sixteen and super shy how can i help him", lex,
+                            params, best_page=0.18)
+    # a question that points at something (no page score of its own) keeps its chunk's word
+    assert not out_of_scope(far, "who is the president of france", lex, params)
+    assert not out_of_scope(far, "who is the president of france", lex,
+                            replace(params, scope_dense_floor=0.0), best_page=0.15)

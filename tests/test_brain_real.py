@@ -231,3 +231,32 @@ def test_what_time_is_answered_with_the_sentence_that_holds_the_time(brain: Brai
         pytest.skip("mUSE ranks the introduction's chunk first, and the chunk prior follows it")
     result = brain.respond((), "what time does the robot show start", lang="en")
     assert result.reply.page_id == "en/robot-lab.md" and "11:30" in result.reply.text
+
+
+@pytest.fixture(scope="module")
+def va_brain(models_dir: Path) -> Brain:
+    from tests.conftest import SHARED
+
+    root = SHARED / "bench" / "vagov-en" / "site"
+    if not root.is_dir():
+        pytest.fail(f"{root} is missing: the shared bench data is laid beside the checkout")
+    embedder = load_embedder(load_manifest()["e5-small-int8"], models_dir)
+    return Brain(build_index(root, embedder), embedder)
+
+
+@pytest.mark.parametrize("utterance", [
+    "who is the president of france",  # the memorial certificate is "signed by the president"
+    "what's the weather going to be like tomorrow",  # the flag's "weather damage"
+    "is there a good sushi restaurant near here",  # "here": the place, not the page on screen
+    "you are useless",
+])
+def test_a_real_site_of_one_subject_declines_what_only_shares_a_word(
+        va_brain: Brain, utterance: str) -> None:
+    result = va_brain.respond((), utterance, screen_page="index.md", lang="en")
+    assert result.reply.page_id is None and "member of staff" in result.reply.text
+
+
+def test_a_real_site_still_answers_its_own_questions(va_brain: Brain) -> None:
+    result = va_brain.respond((), "can we get an american flag to put on the casket",
+                              screen_page="index.md", lang="en")
+    assert result.reply.page_id == "burials-memorials/memorial-items/burial-flags.md"

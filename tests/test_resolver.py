@@ -272,6 +272,21 @@ def test_a_rejection_turns_down_the_answer_as_the_turn_opens(lang: str, text: st
     assert analyze(text, history, load_lexicon(lang), P).rejection is rejects
 
 
+@pytest.mark.parametrize("lang,text,screen", [
+    ("en", "what's this chart about", True),
+    ("en", "who do i call about this", True),
+    ("en", "is there a good sushi restaurant near here", False),  # the place, not the page
+    ("en", "how do i get here from the station", False),
+    ("ja", "ここに書いてある料金っていくら", True),
+    ("ja", "このイベントって何時から", True),
+    ("ja", "この近くにおいしいラーメン屋さんある", False),
+    ("ja", "ここまでの行き方を教えて", False),
+])
+def test_here_is_the_page_on_screen_or_the_place_the_visitor_stands_in(
+        lang: str, text: str, screen: bool) -> None:
+    assert analyze(text, (), load_lexicon(lang), P).proximal is screen
+
+
 def test_bare_rejection_turns_away_from_the_page_just_given() -> None:
     r = decide(analyze("no not that one", EN_HISTORY, load_lexicon("en"), P), EN_HISTORY, P)
     assert r.avoid_page == "en/cafe.md"

@@ -372,7 +372,7 @@ def analyze(utterance: str, history: History, lex: Lexicon,
     def found(kind: str, *, act: str | None = None, rejection: bool = False,
               distant: int | None = None) -> Analysis:
         return Analysis(lex.lang, utterance, text, act, kind, detail and act is None, rejection,
-                        strength, distant, bool(lex.find(text, lex.proximal)),
+                        strength, distant, lex.points_at_screen(text),
                         cut_off and act is None)
 
     act = classify_act(text, lex)

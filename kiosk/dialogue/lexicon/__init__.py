@@ -41,6 +41,8 @@ class Lexicon:
     immediate: tuple[str, ...]
     proximal: tuple[str, ...]
     page_nouns: tuple[str, ...]
+    # "near here", この近く: "here" is the venue's place, not the page on screen
+    not_proximal: tuple[str, ...]
     distant: tuple[str, ...]
     distant_starts: tuple[str, ...]
     first: tuple[str, ...]
@@ -130,6 +132,11 @@ class Lexicon:
         else:
             found += [p for p in self.distant_starts if text.startswith(p)]
         return found
+
+    def points_at_screen(self, text: str) -> bool:
+        """A proximal word that may mean the page on screen ("what's this chart", ここに書いて
+        ある), not the place the visitor stands in ("is there sushi near here", この近く)."""
+        return bool(self.find(self.strip(text, self.not_proximal), self.proximal))
 
     def names_shown_page(self, text: str) -> bool:
         """A proximal word with a page noun soon after it: "this chart page", このグラフの
@@ -249,6 +256,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         immediate=_tuple(ref, "immediate", f"{lang}.reference"),
         proximal=_tuple(ref, "proximal", f"{lang}.reference"),
         page_nouns=_tuple(ref, "page_nouns", f"{lang}.reference"),
+        not_proximal=_tuple(ref, "not_proximal", f"{lang}.reference"),
         distant=_tuple(ref, "distant", f"{lang}.reference"),
         distant_starts=_tuple(ref, "distant_starts", f"{lang}.reference"),
         first=_tuple(ref, "first", f"{lang}.reference"),
