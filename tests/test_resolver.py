@@ -277,12 +277,14 @@ def test_a_rejection_turns_down_the_answer_as_the_turn_opens(lang: str, text: st
     ("en", "who do i call about this", True),
     ("en", "is there a good sushi restaurant near here", False),  # the place, not the page
     ("en", "how do i get here from the station", False),
+    ("en", "what workshops are there this weekend", False),  # a time, not the page
     ("ja", "ここに書いてある料金っていくら", True),
     ("ja", "このイベントって何時から", True),
     ("ja", "この近くにおいしいラーメン屋さんある", False),
     ("ja", "ここまでの行き方を教えて", False),
+    ("ja", "この時間はカフェは混んでる", False),
 ])
-def test_here_is_the_page_on_screen_or_the_place_the_visitor_stands_in(
+def test_here_is_the_page_on_screen_or_the_place_and_time_the_visitor_is_in(
         lang: str, text: str, screen: bool) -> None:
     assert analyze(text, (), load_lexicon(lang), P).proximal is screen
 
