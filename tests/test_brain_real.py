@@ -113,9 +113,10 @@ def test_site_listing_names_pages(brain: Brain) -> None:
 ])
 def test_site_question_with_a_topic_is_answered_from_its_page(
         brain: Brain, lang: str, utterance: str, said: str) -> None:
-    """The site named beside a topic of its own: the answer, not a list of page titles."""
+    """The site named beside a topic of its own: a question about the topic, answered, not a
+    list of page titles."""
     result = brain.respond((), utterance, lang=lang)
-    assert result.resolution.kind == SITE and result.resolution.query is not None
+    assert result.resolution.kind != SITE and result.resolution.query is not None
     assert said in result.reply.text and result.reply.page_id == f"{lang}/parking.md"
 
 
@@ -206,7 +207,9 @@ def test_a_question_the_site_barely_touches_is_declined_however_one_chunk_stands
     utterance = "who won the soccer match last night"
     result = brain.respond((), utterance, lang="en")
     assert result.reply.page_id is None and "member of staff" in result.reply.text
-    params = replace(brain.params, answer=replace(brain.params.answer, scope_page_floor=0.0))
+    # (its best chunk is far in meaning too: scope_dense_floor declines it as well)
+    params = replace(brain.params, answer=replace(brain.params.answer, scope_page_floor=0.0,
+                                                  scope_dense_floor=0.0))
     answered = Brain(brain.index, brain.embedder, params).respond((), utterance, lang="en")
     assert answered.reply.page_id is not None
 

@@ -128,6 +128,12 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("ja", "え、もう一度", REPEAT, None, False),
         ("ja", "もう一度予約したいんだけど", INDEPENDENT, None, False),  # not at the end
         ("en", "remind me about the youtube rules", DISTANT, None, False),
+        # the website named as where to do something: a question about that, not the site
+        ("en", "can i book tickets on the website", INDEPENDENT, None, False),
+        ("ja", "ウェブサイトで予約できる", INDEPENDENT, None, False),
+        ("ja", "その猫耳の子をこのサイトの画面に出せるの", IMMEDIATE, None, False),
+        ("en", "whats everything else on this kiosk", SITE, None, False),
+        ("ja", "このサイトでほかに調べられることってある", SITE, None, False),
         # "after that" is time, not a reference
         ("ja", "そのあとお昼ごはんはどこで食べられる", INDEPENDENT, None, False),
         # existential "there" points at nothing; a second "there" still does

@@ -381,9 +381,12 @@ def analyze(utterance: str, history: History, lex: Lexicon,
     if history and lex.find(text, lex.repeat):
         return Analysis(lex.lang, utterance, text, None, REPEAT, False, False, strength)
     rejection = lex.rejects(text)
-    if lex.find(text, lex.site) and not lex.find(text, lex.page):
+    site = lex.find(text, lex.site)
+    if site and not lex.find(text, lex.page) and not (
+            set(site) <= set(lex.site_mentions) and strength >= 1):
         return found(SITE, rejection=rejection)
-    if lex.find(text, lex.page) or lex.names_shown_page(text):
+    # "このサイトの画面": the site's screen, not the page on it
+    if lex.find(text, lex.page) or lex.names_shown_page(lex.strip(text, lex.site_mentions)):
         return found(PAGE, rejection=rejection)
     if rejection:
         return found(INDEPENDENT, rejection=True)

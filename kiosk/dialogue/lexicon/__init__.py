@@ -38,6 +38,9 @@ class Lexicon:
     act_fillers: tuple[str, ...]
     page: tuple[str, ...]
     site: tuple[str, ...]
+    # site phrases that only name the site ("the website", ホームページ): with words of its own
+    # the question is about them ("can I book on the website"), not about what the site holds
+    site_mentions: tuple[str, ...]
     immediate: tuple[str, ...]
     proximal: tuple[str, ...]
     page_nouns: tuple[str, ...]
@@ -253,6 +256,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         act_fillers=_tuple(acts_t, "fillers", f"{lang}.acts"),
         page=_tuple(ref, "page", f"{lang}.reference"),
         site=_tuple(ref, "site", f"{lang}.reference"),
+        site_mentions=_tuple(ref, "site_mentions", f"{lang}.reference"),
         immediate=_tuple(ref, "immediate", f"{lang}.reference"),
         proximal=_tuple(ref, "proximal", f"{lang}.reference"),
         page_nouns=_tuple(ref, "page_nouns", f"{lang}.reference"),
