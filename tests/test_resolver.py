@@ -128,6 +128,18 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("ja", "え、もう一度", REPEAT, None, False),
         ("ja", "もう一度予約したいんだけど", INDEPENDENT, None, False),  # not at the end
         ("en", "remind me about the youtube rules", DISTANT, None, False),
+        # not heard: said again, not searched
+        ("en", "sorry i didn't catch that", REPEAT, None, False),
+        ("en", "can you say it slower", REPEAT, None, False),
+        ("ja", "聞き取れなかった", REPEAT, None, False),
+        ("ja", "もう少しゆっくり言って", REPEAT, None, False),
+        # "one more question" points at nothing said before
+        ("en", "one more question where can i park", INDEPENDENT, None, False),
+        ("ja", "ほかに質問があるんだけど駐車場はどこ", INDEPENDENT, None, False),
+        # "no, I'm fine": an acknowledgement; "is it fine?" a question
+        ("ja", "いえ大丈夫です", ACT, "ack", False),
+        ("ja", "大丈夫ですか", INDEPENDENT, None, False),
+        ("en", "yes please", ACT, "ack", False),
         # the website named as where to do something: a question about that, not the site
         ("en", "can i book tickets on the website", INDEPENDENT, None, False),
         ("ja", "ウェブサイトで予約できる", INDEPENDENT, None, False),

@@ -175,8 +175,16 @@ class Lexicon:
         return text.endswith(self.hesitations) or text.endswith(self.cut_off)
 
     def strip(self, text: str, phrases: tuple[str, ...]) -> str:
-        """The text with every listed phrase removed (longest first)."""
+        """The text with every listed phrase removed (longest first); one marked final ("$")
+        only where the text ends with it."""
         for phrase in sorted(phrases, key=len, reverse=True):
+            if phrase.endswith("$"):
+                bare = phrase[:-1].rstrip()
+                if self.word_boundaries and f" {text}".endswith(f" {bare}"):
+                    text = text[:len(text) - len(bare)].rstrip()
+                elif not self.word_boundaries and text.endswith(bare):
+                    text = text[:len(text) - len(bare)]
+                continue
             if self.word_boundaries:
                 text = f" {text} ".replace(f" {phrase} ", " ").strip()
                 text = " ".join(text.split())
