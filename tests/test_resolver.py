@@ -166,6 +166,10 @@ def test_analysis(lang: str, utterance: str, kind: str, act: str | None, detail:
         ("en", "going back to the robot you mentioned", "en/robot-lab.md"),
         ("ja", "さっきのアバターの話", "ja/avatar-guide.md"),
         ("ja", "先ほどの配信の話で 音はどうするの", "ja/photography.md"),
+        ("en", "the youtube thing you told me about do i need a permit", "en/photography.md"),
+        ("en", "regarding the streaming rules can i use a phone", "en/photography.md"),
+        ("ja", "最初の質問に戻るけど配信に許可はいる", "ja/photography.md"),
+        ("ja", "ロボットの件に戻りたいんだけど", "ja/robot-lab.md"),
     ],
 )
 def test_distant_reference_picks_the_overlapping_exchange_across_other_topics(
