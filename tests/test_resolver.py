@@ -181,7 +181,8 @@ def test_distant_reference_picks_the_overlapping_exchange_across_other_topics(
     r = decide(a, history, P)
     assert r.query is not None
     texts = [s.text for s in r.query.segments]
-    assert texts[0] == utterance  # the visitor's words, as spoken
+    # the visitor's words, as spoken (after the question it asks beside its clue, if any)
+    assert utterance in texts[:2] and r.query.segments[0].role == "utterance"
     assert history[a.distant_index].user in texts
     others = [ex.user for i, ex in enumerate(history) if i != a.distant_index]
     assert not any(o in texts for o in others)  # only the relevant exchange rides along
