@@ -312,6 +312,25 @@ def test_here_is_the_page_on_screen_or_the_place_and_time_the_visitor_is_in(
     assert analyze(text, (), load_lexicon(lang), P).proximal is screen
 
 
+@pytest.mark.parametrize("lang,text,screen,kind", [
+    # tapped to another page since the last answer: "this" is what the visitor looks at now
+    ("en", "what's this", "en/planetarium.md", PAGE),
+    ("en", "tell me about this", "en/planetarium.md", PAGE),
+    ("ja", "これについて教えて", "ja/planetarium.md", PAGE),
+    # "that" / それ still names the answer
+    ("en", "tell me more about that", "en/planetarium.md", IMMEDIATE),
+    ("ja", "それについてもっと教えて", "ja/planetarium.md", IMMEDIATE),
+    # the screen still shows the answer's page: the follow-up it always was
+    ("en", "what's this", "en/cafe.md", IMMEDIATE),
+    ("ja", "これについて教えて", "ja/robot-lab.md", IMMEDIATE),
+])
+def test_this_after_a_tap_is_the_page_on_screen(lang: str, text: str, screen: str,
+                                                kind: str) -> None:
+    history = _history(lang)
+    assert decide(analyze(text, history, load_lexicon(lang), P), history, P, None,
+                  screen).kind == kind
+
+
 def test_bare_rejection_turns_away_from_the_page_just_given() -> None:
     r = decide(analyze("no not that one", EN_HISTORY, load_lexicon("en"), P), EN_HISTORY, P)
     assert r.avoid_page == "en/cafe.md"

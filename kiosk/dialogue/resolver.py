@@ -461,6 +461,17 @@ def _answered(history: History) -> int | None:
     return None
 
 
+def _tapped_to(screen_page: str, history: History, a: Analysis) -> bool:
+    """"What's this", これについて教えて after the visitor tapped to another page than the last
+    answer's: "this" with nothing of its own is the page they look at now. "That" / それ still
+    names the answer (`[reference] distal`)."""
+    answered = _answered(history)
+    if answered is None or history[answered].page_id == screen_page:
+        return False
+    lex = load_lexicon(a.lang)
+    return not lex.find(lex.strip(a.text, lex.not_deictic), lex.distal)
+
+
 def _anchors(*found: tuple[str | None, float, str],
              screen: str | None) -> tuple[Anchor, ...]:
     """(page, bonus, said) without empty pages or bonuses; a page named twice keeps the larger
@@ -495,8 +506,9 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         return Resolution(a.lang, None, a.kind, a.detail, query)
     # "what is this for" / これって何に使うの: "this" and nothing to search for but the page
     # the visitor is looking at.
-    if (a.kind == INDEPENDENT and a.proximal and not a.has_own_content and not a.rejection
-            and screen_page is not None):
+    if (a.proximal and not a.has_own_content and not a.rejection and screen_page is not None
+            and (a.kind == INDEPENDENT or (a.kind == IMMEDIATE
+                                           and _tapped_to(screen_page, history, a)))):
         return Resolution(a.lang, None, PAGE, a.detail, None)
     # "this" / "here" with a page on screen: the screen is the first candidate.
     screen_anchor = (screen_page, params.anchor_screen if a.proximal else 0.0, "")

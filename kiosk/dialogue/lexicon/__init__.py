@@ -43,6 +43,7 @@ class Lexicon:
     site_mentions: tuple[str, ...]
     immediate: tuple[str, ...]
     proximal: tuple[str, ...]
+    distal: tuple[str, ...]  # "that" / それ: the exchange, not the page on screen
     page_nouns: tuple[str, ...]
     # "near here", この近く: "here" is the venue's place, not the page on screen
     not_proximal: tuple[str, ...]
@@ -267,6 +268,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         site_mentions=_tuple(ref, "site_mentions", f"{lang}.reference"),
         immediate=_tuple(ref, "immediate", f"{lang}.reference"),
         proximal=_tuple(ref, "proximal", f"{lang}.reference"),
+        distal=_tuple(ref, "distal", f"{lang}.reference"),
         page_nouns=_tuple(ref, "page_nouns", f"{lang}.reference"),
         not_proximal=_tuple(ref, "not_proximal", f"{lang}.reference"),
         distant=_tuple(ref, "distant", f"{lang}.reference"),
