@@ -95,9 +95,13 @@ class Lexicon:
         if self.word_boundaries:
             padded = f" {text} "
             return [p for p in phrases
-                    if (padded.endswith(f" {p[:-1].rstrip()} ") if p.endswith("$")
-                        else f" {p} " in padded)]
-        return [p for p in phrases if (text.endswith(p[:-1]) if p.endswith("$") else p in text)]
+                    if (self._ends_with(text, p) if p.endswith("$") else f" {p} " in padded)]
+        return [p for p in phrases if (self._ends_with(text, p) if p.endswith("$") else p in text)]
+
+    def _ends_with(self, text: str, phrase: str) -> bool:
+        """The text ends with a phrase marked final ("...$"; English: on a word boundary)."""
+        bare = phrase[:-1].rstrip()
+        return f" {text}".endswith(f" {bare}") if self.word_boundaries else text.endswith(bare)
 
     def rejects(self, text: str) -> bool:
         """The visitor turns down the last answer: a rejection phrase near the opening of the
@@ -180,11 +184,9 @@ class Lexicon:
         only where the text ends with it."""
         for phrase in sorted(phrases, key=len, reverse=True):
             if phrase.endswith("$"):
-                bare = phrase[:-1].rstrip()
-                if self.word_boundaries and f" {text}".endswith(f" {bare}"):
-                    text = text[:len(text) - len(bare)].rstrip()
-                elif not self.word_boundaries and text.endswith(bare):
-                    text = text[:len(text) - len(bare)]
+                if self._ends_with(text, phrase):
+                    text = text[:len(text) - len(phrase[:-1].rstrip())]
+                    text = text.rstrip() if self.word_boundaries else text
                 continue
             if self.word_boundaries:
                 text = f" {text} ".replace(f" {phrase} ", " ").strip()
