@@ -606,3 +606,23 @@ def test_a_chunk_standing_out_by_a_shared_word_does_not_keep_a_question_far_in_m
     assert not out_of_scope(far, "who is the president of france", lex, params)
     assert not out_of_scope(far, "who is the president of france", lex,
                             replace(params, scope_dense_floor=0.0), best_page=0.15)
+
+
+def test_a_question_heading_is_answered_by_the_sentence_that_opens_its_section(
+        tmp_path: Path) -> None:
+    """The visitor's words are in a heading ("What if I need care while traveling?") and,
+    one of them, in a later sentence of its section: the section's opening sentence answers
+    the heading and is said first, not the pointer to a coordinator after it."""
+    (tmp_path / "care.md").write_text(
+        "# Where you go for care\n"
+        "We offer care at medical centers and clinics.\n"
+        "## Where do I go for care?\nFind a medical center near you. Your care team can help.\n"
+        "## What if I need care while traveling?\n"
+        "Let us know in advance so we can plan your care near where you'll be staying.\n"
+        "For more information, contact the Traveling Veteran Coordinator.\n"
+        "## Can you help with travel expenses?\nWe may pay mileage for travel to care.\n",
+        encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    turn = _brain(tmp_path).respond((), "how do i get care while im traveling", lang="en")
+    assert turn.reply.page_id == "care.md"
+    assert turn.reply.text.startswith("Let us know in advance")
