@@ -108,6 +108,11 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
 # someone, as a telephone number is (reply F1 +0.004 / +0.008 on the real-site sets).
 _URL = re.compile(r"\w+://|www\.")
 _CODE_NAME = re.compile(r"\$[A-Za-z_]")  # $ref, $HOME: code; $127 is a price
+# A comma right before the sentence's end: an object literal's line ("typeは'object',。"), no prose.
+_CODE_COMMA = re.compile(r"[,，]\s*[。.]$")
+# Japanese script: a Japanese page's sentence without any is a link's or a label's text ("App
+# Store。" from "[App Store](…)。"), unless it is a labelled field ("Python：Misskey.py。").
+_JA_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 # A sentence ends with its mark, and perhaps a closing bracket or quote after it: a line that
 # ends with a bracket alone is a list item ("Vascular disease (diseases that affect ...)") or a
 # cited title (「…を探しているなら…『Misskey』へようこそ」), not a sentence.
@@ -157,10 +162,12 @@ def speakable(sentence: str, lang: str) -> str | None:
     text = _field_as_sentence(text, lang)
     if text.endswith((":", "：")):
         return None
-    if any(ch in text for ch in "{}<>=|`") or _CODE_NAME.search(text):
+    if any(ch in text for ch in "{}<>=|`") or _CODE_NAME.search(text) or _CODE_COMMA.search(text):
         return None
     if lang == "ja":
         if not _END_JA.search(text) or len(text) < 8:
+            return None
+        if not _JA_SCRIPT.search(text) and not _FIELD_JA.match(text):
             return None
     elif not _END_EN.search(text) or len(text.split()) < 4:
         return None

@@ -35,6 +35,9 @@ from tests.fakes import HashingEmbedder
     ("$ref: 'misskey://User',", "en"),
     ("公式サイト。", "ja"),  # a link and its full stop, from a list of apps
     ("App Store", "ja"),
+    ("App Store。", "ja"),  # "[App Store](…)。": a link's text with the list's full stop
+    ("typeは'object',。", "ja"),  # an object literal's line said as a field
+    ("The field holds the user id,.", "en"),
     ("詳しくは https://misskey-hub.net を見てください。", "ja"),
     # a list item and a cited title end in a bracket, not a sentence's mark
     ("Vascular disease (diseases that affect your blood vessels)", "en"),
@@ -60,6 +63,8 @@ def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     ("Eligible family members include: VA patients", "en",
      "Eligible family members include VA patients."),
     ("対象は：高校生以上", "ja", "対象は高校生以上。"),
+    # Latin words in a Japanese sentence
+    ("Contents Warningの略。", "ja", "Contents Warningの略。"),
     ("The cafe is open from 10:00 to 16:30.", "en", "The cafe is open from 10:00 to 16:30."),
     ("The net worth limit is $127,061.", "en", "The net worth limit is $127,061."),
     # an e-mail address or a handle is how to reach someone, not a link
