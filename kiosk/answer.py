@@ -304,13 +304,13 @@ def _page_sentences(index: SiteIndex,
     info = index.page(page_id)
     if info is None:
         return [], [], []
-    chunks = tuple((c.text, c.heading) for c in index.page_chunks(page_id))
+    chunks = tuple((c.text, c.heading, c.unsaid) for c in index.page_chunks(page_id))
     out, heads, at = _chunk_sentences(info.lang, chunks)
     return list(out), list(heads), [info.first_chunk + pos for pos in at]
 
 
 @lru_cache(maxsize=256)
-def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str], ...]
+def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], ...]
                      ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
     """A page's speakable sentences, their headings and chunk positions, remembered: the
     page of a conversation is read again at every turn that answers from it."""
@@ -328,8 +328,9 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str], ...]
         line_chunk: list[int] = []
         for k in range(pos, stop):
             for line in chunks[k][0].splitlines():
-                lines.append(line)
-                line_chunk.append(k)
+                if line not in chunks[k][2]:  # a link is where to click, not what to say
+                    lines.append(line)
+                    line_chunk.append(k)
         for said, first in _list_sentences(lines, lang):
             for sentence in sentences(said):
                 spoken = speakable(sentence, lang)
@@ -343,7 +344,7 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str], ...]
         # with its names is said as one sentence ("Python: Misskey.py, MiPA, MiPAC."), rather
         # than "that's all the page says" about a page that says something.
         lex = load_lexicon(lang)
-        for pos, (text, heading) in enumerate(chunks):
+        for pos, (text, heading, _) in enumerate(chunks):
             names = [line.strip() for line in text.splitlines() if line.strip()]
             if heading.strip() and 1 <= len(names) <= LIST_ITEMS[1]:
                 colon, end = ("：", "。") if lang == "ja" else (": ", ".")

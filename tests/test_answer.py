@@ -631,3 +631,22 @@ def test_a_question_heading_is_answered_by_the_sentence_that_opens_its_section(
     turn = _brain(tmp_path).respond((), "how do i get care while im traveling", lang="en")
     assert turn.reply.page_id == "care.md"
     assert turn.reply.text.startswith("Let us know in advance")
+
+
+def test_a_link_on_its_own_line_is_not_said_and_still_found(tmp_path: Path) -> None:
+    """A page's "Find a medical center near you." (a link on a line of its own) is not read
+    after the answer, and a question in its words still finds the page."""
+    (tmp_path / "doctor.md").write_text(
+        "# Your primary care doctor\n## Can I change my doctor?\n"
+        "If you want to change your primary care doctor, talk to your health care team "
+        "leader.\n[Find a medical center near you](/find-locations/).\n"
+        "Your team will help you choose a new doctor.\n", encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    brain = _brain(tmp_path)
+    turn = brain.respond((), "can i change my primary care doctor", lang="en")
+    assert turn.reply.page_id == "doctor.md"
+    assert "talk to your health care team leader" in turn.reply.text
+    assert "Find a medical center" not in turn.reply.text
+    assert "Your team will help you choose" in turn.reply.text
+    found = brain.respond((), "is there a medical center near me", lang="en")
+    assert found.ranking[0] == "doctor.md"

@@ -15,7 +15,8 @@ from tests.fakes import HashingEmbedder
 
 def _site(root: Path) -> Path:
     (root / "en").mkdir(parents=True)
-    (root / "en" / "index.md").write_text("# Museum\nWelcome to the museum.", encoding="utf-8")
+    (root / "en" / "index.md").write_text(
+        "# Museum\nWelcome to the museum.\n[Plan your visit](/visit/).", encoding="utf-8")
     (root / "en" / "cafe.md").write_text("# Cafe\nThe cafe serves curry and ice cream.",
                                          encoding="utf-8")
     (root / "en" / "parking.md").write_text("# Parking\nThe car park has 120 spaces.",
@@ -34,6 +35,7 @@ def test_round_trip_keeps_pages_chunks_vectors_and_ranking(tmp_path: Path) -> No
     loaded = SiteIndex.load(path)
     assert [p.page_id for p in loaded.pages] == [p.page_id for p in index.pages]
     assert loaded.chunks == index.chunks
+    assert loaded.page_chunks("en/index.md")[0].unsaid == ("Plan your visit.",)
     # stored as float16, and held at that precision from the build on: the same answers
     # before and after a restart
     assert np.array_equal(loaded.vectors, index.vectors)

@@ -29,6 +29,22 @@ def test_markdown_front_matter_title_and_template_tags_are_not_text() -> None:
     assert sections[1].code == "SELECT 1;" and "SELECT" not in sections[1].text
 
 
+def test_a_line_that_is_one_link_is_searchable_and_marked_unsaid() -> None:
+    """"[Find a medical center near you](/find-locations/)." is where to click, not an answer:
+    its words stay in the text (a search finds the page by them), the section names it
+    unsaid; a telephone link and a link inside a sentence are said."""
+    _, sections = parse_markdown(
+        "# Care\nTalk to your care team first.\n"
+        "[Find a medical center near you](/find-locations/).\n"
+        '<p><a href="/facilities/">Find your facility’s phone number</a>.</p>\n'
+        "[Call 1-800-827-1000](tel:18008271000).\n"
+        "See [the handbook](/handbook/) for your benefits.\n")
+    text = sections[0].text
+    assert "Find a medical center near you." in text
+    assert sections[0].unsaid == ("Find a medical center near you.",
+                                  "Find your facility’s phone number.")
+
+
 def test_markdown_title_falls_back_to_first_heading() -> None:
     assert parse_markdown("intro\n# The Title\nbody")[0] == "The Title"
 

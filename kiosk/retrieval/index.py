@@ -31,12 +31,13 @@ from kiosk.text import is_whole_word_term, normalize, query_weights, terms
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 3  # 2: pages keep the links; 3: katakana words whole, English inflections folded
+FORMAT_VERSION = 4  # 2: pages keep the links; 3: katakana words whole, English inflections
+# folded; 4: chunks name their sentences that are links (older ones: none)
 # Files this version reads: a version 1 file has no links (the next build from the site adds
 # them) and its vectors are reused, so an upgrade does not embed the whole site again. The
 # terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
 # chunks on load.
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
 # Query texts whose scores over every chunk are remembered: a turn's context is the texts of
 # the last exchanges, scored already when they were said (8 bytes a chunk each: 0.12 MB at
@@ -447,7 +448,8 @@ class SiteIndex:
             "version": FORMAT_VERSION,
             "model": self.model,
             "pages": [p.__dict__ for p in self.pages],
-            "chunks": [[c.page_id, c.heading, c.text, c.code] for c in self.chunks],
+            "chunks": [[c.page_id, c.heading, c.text, c.code, list(c.unsaid)]
+                       for c in self.chunks],
             "vocab": list(self.lexical.vocab),
         }
         buf = io.BytesIO()
@@ -485,7 +487,9 @@ class SiteIndex:
             raise SiteIndexError(f"site index {path} is unreadable ({exc})",
                                  "rebuild it with kiosk index") from exc
         pages = [PageInfo(**{**p, "links": tuple(p.get("links", ()))}) for p in meta["pages"]]
-        chunks = [Chunk(*c) for c in meta["chunks"]]
+        # (an index saved before chunks knew their link lines has four fields: none unsaid)
+        chunks = [Chunk(c[0], c[1], c[2], c[3], tuple(c[4]) if len(c) > 4 else ())
+                  for c in meta["chunks"]]
         if meta["version"] < 3:
             log.info("index: %s has format %s; its terms are rebuilt (the next sync saves "
                      "format %d)", path, meta["version"], FORMAT_VERSION)

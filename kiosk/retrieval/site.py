@@ -51,6 +51,9 @@ class Section:
     heading: str
     text: str  # speakable prose, one sentence or block per line
     code: str = ""  # code blocks: searchable, never spoken
+    # lines that are one link each ("Find a medical center near you."): searchable, never
+    # spoken (`_LINK_LINE`)
+    unsaid: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class Chunk:
     heading: str
     text: str
     code: str
+    unsaid: tuple[str, ...] = ()  # its sentences that are links (`Section.unsaid`)
 
     def passage(self, title: str) -> str:
         head = title if not self.heading or self.heading == title else f"{title} / {self.heading}"
@@ -102,6 +106,21 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 # Markdown-it / VuePress containers (`::: tip`, `:::`): markup, not text.
 _CONTAINER = re.compile(r"^\s*:{3,}")
+# A line that is one link and its full stop ("[Find a medical center near you](/find-locations/).",
+# "<a href=…>Find your facility's phone number</a>."): where to click next on a screen, not
+# an answer to say. A telephone or mail link is how to reach someone: said.
+_LINK_LINE = re.compile(
+    r"^\s*(?:<p>)?\s*(?:\[[^\]]+\]\((?P<md_to>[^)]*)\)|"
+    r"<a\s[^>]*?href\s*=\s*[\"'](?P<a_to>[^\"']*)[\"'][^>]*>[^<]+</a>)"
+    r"\s*[.。]?\s*(?:<br\s*/?>|</p>)*\s*$", re.I)
+
+
+def _is_link_line(line: str) -> bool:
+    match = _LINK_LINE.match(line)
+    if match is None:
+        return False
+    target = (match.group("md_to") or match.group("a_to") or "").strip().lower()
+    return not target.startswith(("tel:", "mailto:"))
 
 
 def _front_matter_title(block: str) -> str:
@@ -182,12 +201,13 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
     heading = ""
     prose: list[str] = []
     code: list[str] = []
+    links: list[str] = []
     in_fence = False
 
     def flush() -> None:
         text = "\n".join(p for p in prose if p)
         if text or code:
-            sections.append(Section(heading, text, "\n".join(code)))
+            sections.append(Section(heading, text, "\n".join(code), tuple(links)))
 
     for raw_line in markdown_table_lines(source.splitlines(), _inline_markdown):
         if _FENCE.match(raw_line):
@@ -199,7 +219,7 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         head = _HEADING.match(raw_line)
         if head:
             flush()
-            prose, code = [], []
+            prose, code, links = [], [], []
             heading = _inline_markdown(head.group(2))
             if not title and len(head.group(1)) == 1:
                 title = heading
@@ -211,6 +231,8 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         line = _inline_markdown(raw_line.rstrip().removesuffix("\\"))
         if line:
             prose.append(line)
+            if _is_link_line(raw_line):
+                links.append(line)
     flush()
     if not title:
         for section in sections:
@@ -513,6 +535,11 @@ def without_frame(pages: list[Page]) -> list[Page]:
         for s in page.sections)) for page in pages]
 
 
+def _chunk(page_id: str, heading: str, said: list[str], code: str, links: set[str]) -> Chunk:
+    return Chunk(page_id, heading, "\n".join(said), code,
+                 tuple(dict.fromkeys(x for x in said if x in links)))
+
+
 def chunk_page(page: Page) -> list[Chunk]:
     """Chunks by heading, then by length at sentence boundaries. A page always has one chunk."""
     limit = CHUNK_CHARS.get(page.lang, 600)
@@ -521,15 +548,16 @@ def chunk_page(page: Page) -> list[Chunk]:
         current: list[str] = []
         size = 0
         code = section.code
+        links = {said for line in section.unsaid for said in sentences(line)}
         for sentence in sentences(section.text):
             if current and size + len(sentence) > limit:
-                chunks.append(Chunk(page.page_id, section.heading, "\n".join(current), code))
+                chunks.append(_chunk(page.page_id, section.heading, current, code, links))
                 code = ""
                 current, size = [], 0
             current.append(sentence)
             size += len(sentence)
         if current or code:
-            chunks.append(Chunk(page.page_id, section.heading, "\n".join(current), code))
+            chunks.append(_chunk(page.page_id, section.heading, current, code, links))
     if not chunks:
         chunks.append(Chunk(page.page_id, "", page.title, ""))
     return chunks
