@@ -45,6 +45,20 @@ def test_a_line_that_is_one_link_is_searchable_and_marked_unsaid() -> None:
                                   "Find your facility’s phone number.")
 
 
+def test_an_html_block_or_a_list_item_that_is_one_link_is_marked_unsaid() -> None:
+    _, sections = parse_html(
+        '<main><h1>Care</h1><p>Talk to your team.</p><p><a href="/x">Find a medical center '
+        'near you</a>.</p><p>Call <a href="tel:18008271000">1-800-827-1000</a>.</p>'
+        '<p>See <a href="/h">the handbook</a> for more.</p>'
+        '<ul><li><a href="/kj">KJ method</a></li><li><a href="/lc">Lean coffee</a></li></ul>'
+        "</main>")
+    assert sections[0].unsaid == ("Find a medical center near you.", "KJ method",
+                                  "Lean coffee")
+    _, sections = parse_markdown("# Methods\nMethods include:\n- [KJ method](/kj/)\n"
+                                 "- [Lean coffee](/lc/)\n- Interviews with users\n")
+    assert sections[0].unsaid == ("KJ method", "Lean coffee")
+
+
 def test_markdown_title_falls_back_to_first_heading() -> None:
     assert parse_markdown("intro\n# The Title\nbody")[0] == "The Title"
 

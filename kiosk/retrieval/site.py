@@ -110,7 +110,7 @@ _CONTAINER = re.compile(r"^\s*:{3,}")
 # "<a href=…>Find your facility's phone number</a>."): where to click next on a screen, not
 # an answer to say. A telephone or mail link is how to reach someone: said.
 _LINK_LINE = re.compile(
-    r"^\s*(?:<p>)?\s*(?:\[[^\]]+\]\((?P<md_to>[^)]*)\)|"
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:<p>)?\s*(?:\[[^\]]+\]\((?P<md_to>[^)]*)\)|"
     r"<a\s[^>]*?href\s*=\s*[\"'](?P<a_to>[^\"']*)[\"'][^>]*>[^<]+</a>)"
     r"\s*[.。]?\s*(?:<br\s*/?>|</p>)*\s*$", re.I)
 
@@ -269,10 +269,18 @@ class _HtmlExtractor(HTMLParser):
         self.blocks: list[tuple[bool, str | None, str]] = []
         self._buf: list[str] = []
         self._heading_tag: str | None = None
+        # A block whose only words are a link's ("<p><a href=…>Find your facility</a>.</p>"):
+        # where to click, not prose (`_LINK_LINE`); its index in `blocks`.
+        self.link_blocks: set[int] = set()
+        self._link_depth = 0
+        self._link_said = False  # a telephone or mail link: its words are said
+        self._linked = False  # the block holds a link's words
+        self._outside: list[str] = []  # the block's words outside any link
 
     def _flush(self) -> None:
         text = " ".join("".join(self._buf).split())
-        self._buf = []
+        link_only = self._linked and not "".join(self._outside).strip(" \t\n.。")
+        self._buf, self._outside, self._linked = [], [], False
         if not text:
             return
         in_main = self._main_depth > 0
@@ -281,6 +289,8 @@ class _HtmlExtractor(HTMLParser):
             if self._heading_tag == "h1" and not self.first_h1:
                 self.first_h1 = text
         else:
+            if link_only:
+                self.link_blocks.add(len(self.blocks))
             self.blocks.append((in_main, None, text))
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -296,6 +306,10 @@ class _HtmlExtractor(HTMLParser):
         if self._skip_depth or tag in _SKIP_TAGS:
             self._skip_depth += 1
             return
+        if tag == "a":
+            self._link_depth += 1
+            href = (dict(attrs).get("href") or "").strip().lower()
+            self._link_said = href.startswith(("tel:", "mailto:"))
         if tag in ("main", "article"):
             self._flush()
             self._main_depth += 1
@@ -317,6 +331,8 @@ class _HtmlExtractor(HTMLParser):
             open_tag = self._stack.pop()
             if self._skip_depth:
                 self._skip_depth -= 1
+            elif open_tag == "a":
+                self._link_depth = max(0, self._link_depth - 1)
             elif open_tag in _HEADINGS:
                 self._flush()
                 self._heading_tag = None
@@ -335,6 +351,10 @@ class _HtmlExtractor(HTMLParser):
         if self._skip_depth:
             return
         self._buf.append(data)
+        if self._link_depth and not self._link_said:
+            self._linked = self._linked or bool(data.strip())
+        else:
+            self._outside.append(data)
 
     def close(self) -> None:
         super().close()
@@ -352,19 +372,22 @@ def parse_html(source: str) -> tuple[str, list[Section]]:
     parser = _HtmlExtractor()
     parser.feed(html_tables_said(_TEMPLATE_TAG.sub(" ", source), as_markdown=False))
     parser.close()
-    blocks = [b for b in parser.blocks if b[0]] if parser.saw_main else parser.blocks
+    blocks = [(pos, b) for pos, b in enumerate(parser.blocks) if b[0] or not parser.saw_main]
     sections: list[Section] = []
     heading = ""
     lines: list[str] = []
-    for _, head, text in blocks:
+    links: list[str] = []
+    for pos, (_, head, text) in blocks:
         if head is not None:
             if lines:
-                sections.append(Section(heading, "\n".join(lines)))
-            heading, lines = head, []
+                sections.append(Section(heading, "\n".join(lines), unsaid=tuple(links)))
+            heading, lines, links = head, [], []
         else:
             lines.append(text)
+            if pos in parser.link_blocks:
+                links.append(text)
     if lines:
-        sections.append(Section(heading, "\n".join(lines)))
+        sections.append(Section(heading, "\n".join(lines), unsaid=tuple(links)))
     title = " ".join(parser.title.split()) or parser.first_h1
     return title, sections
 
