@@ -650,3 +650,17 @@ def test_a_link_on_its_own_line_is_not_said_and_still_found(tmp_path: Path) -> N
     assert "Your team will help you choose" in turn.reply.text
     found = brain.respond((), "is there a medical center near me", lang="en")
     assert found.ranking[0] == "doctor.md"
+
+
+def test_an_answer_ends_before_a_sentence_that_announces_the_page(tmp_path: Path) -> None:
+    """"Find out how to apply for this burial honor." after the answer says nothing, and
+    what follows it is another paragraph: the reply stops at the answer."""
+    (tmp_path / "flag.md").write_text(
+        "# Burial flags\n## Flags for a Veteran's funeral\n"
+        "We provide a United States flag to drape on a casket in honor of a Veteran.\n"
+        "Find out how to apply for this burial honor.\n"
+        "If you're a Veteran in crisis, call the crisis line.\n", encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    turn = _brain(tmp_path).respond((), "can we get a flag for the casket", lang="en")
+    assert turn.reply.text == ("We provide a United States flag to drape on a casket in honor "
+                               "of a Veteran.")
