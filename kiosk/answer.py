@@ -360,15 +360,15 @@ def _fits(lang: str, chosen: list[str], extra: str) -> bool:
 
 
 def _run_from(sents: list[str], heads: list[str], start: int, lang: str,
-              limit: int, passed: frozenset[int] = frozenset()) -> tuple[int, ...]:
+              limit: int, stops: frozenset[int] = frozenset()) -> tuple[int, ...]:
     """Consecutive sentences from start under the same heading, as many as fit the spoken
     length (at least one). A sentence that says again what one picked said (a page's
-    description, then its first line in other words) is passed over; one of `passed` after
+    description, then its first line in other words) is passed over; one of `stops` after
     the first ends the run."""
     picked: list[int] = []
     for i in range(start, len(sents)):
         full = len(picked) >= limit or not _fits(lang, [sents[j] for j in picked], sents[i])
-        if picked and (full or heads[i] != heads[start] or i in passed):
+        if picked and (full or heads[i] != heads[start] or i in stops):
             break
         if not any(_restates(sents[i], sents[j], lang) for j in picked):
             picked.append(i)
