@@ -364,7 +364,7 @@ class Brain:
             reply = decline(self.index, lex)
         else:
             reply = compose(resolution, hits, self.index, history, screen_page, lex,
-                            self.params.answer)
+                            self.params.answer, self.embedder)
         if reply.repair and resolution.kind not in (PAGE,):
             # A clarification is not an answer: nothing was found with confidence.
             reply = replace(reply, page_id=None)

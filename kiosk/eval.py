@@ -276,7 +276,8 @@ def _strategy_turn(brain: Brain, name: str, turn: Turn, history: History,
         reply_text, repair, page = lex.replies[act], False, None
     else:
         res = Resolution(lang, None, INDEPENDENT, False, query or SearchQuery.of(turn.user))
-        reply = compose(res, hits, brain.index, history, turn.screen, lex, brain.params.answer)
+        reply = compose(res, hits, brain.index, history, turn.screen, lex, brain.params.answer,
+                        brain.embedder)
         reply_text, repair, page = reply.text, reply.repair, reply.page_id
     ranking = [h.page_id for h in hits]
     ex = Exchange(turn.user, reply_text, lang, act, page or (ranking[0] if ranking else None),

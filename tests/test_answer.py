@@ -20,6 +20,7 @@ from kiosk.answer import (
 from kiosk.brain import Brain
 from kiosk.dialogue.history import Exchange
 from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.retrieval.embedder import Vectors
 from kiosk.retrieval.index import Evidence, build_index
 from kiosk.retrieval.site import list_page_files
 from tests.conftest import SHARED
@@ -664,3 +665,33 @@ def test_an_answer_ends_before_a_sentence_that_announces_the_page(tmp_path: Path
     turn = _brain(tmp_path).respond((), "can we get a flag for the casket", lang="en")
     assert turn.reply.text == ("We provide a United States flag to drape on a casket in honor "
                                "of a Veteran.")
+
+
+class _SynonymEmbedder(HashingEmbedder):
+    """Knows that two words mean one thing, as a real embedder does ("quits" / "leaves")."""
+
+    name = "synonyms-test"
+    def _embed(self, texts: list[str]) -> Vectors:
+        same = {"quits": "leaves", "doctor": "provider"}
+        return super()._embed([" ".join(same.get(w, w) for w in t.lower().split())
+                               for t in texts])
+
+
+def test_a_question_is_answered_under_the_question_heading_it_means(tmp_path: Path) -> None:
+    """"What if my primary care doctor quits": its words are in every section, and "doctor"
+    in the first; the embedder finds the heading that means the question ("What happens if
+    my primary care provider leaves?"), and its first sentence is said."""
+    (tmp_path / "care.md").write_text(
+        "# Primary care\n## Can I choose my primary care provider?\nYes. If you want to change "
+        "to a different doctor, talk to your team leader.\n"
+        "## What happens if my primary care provider leaves?\nYour health care team will "
+        "have a plan in place.\n## Where do I go for care?\nAt a medical center near you.\n",
+        encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    emb = _SynonymEmbedder()
+    by_meaning = Brain(build_index(tmp_path, emb), emb).respond(
+        (), "what if my primary care doctor quits", lang="en")
+    assert by_meaning.reply.page_id == "care.md"
+    assert by_meaning.reply.text.startswith("Your health care team will have a plan")
+    by_words = _brain(tmp_path).respond((), "what if my primary care doctor quits", lang="en")
+    assert by_words.reply.text.startswith("If you want to change to a different doctor")

@@ -263,3 +263,16 @@ def test_a_real_site_still_answers_its_own_questions(va_brain: Brain) -> None:
     result = va_brain.respond((), "can we get an american flag to put on the casket",
                               screen_page="index.md", lang="en")
     assert result.reply.page_id == "burials-memorials/memorial-items/burial-flags.md"
+
+
+@pytest.mark.parametrize(("utterance", "opens"), [
+    # the page's "What if I need care while traveling?" says it in the site's words
+    ("we go to florida every winter how do i get care while im traveling",
+     "Let us know in advance"),
+    ("i have private insurance through work why does the va want my insurance information",
+     "We ask for this information because"),
+])
+def test_a_question_is_answered_under_the_question_heading_it_means(
+        va_brain: Brain, utterance: str, opens: str) -> None:
+    result = va_brain.respond((), utterance, lang="en")
+    assert result.reply.text.startswith(opens), result.reply.text

@@ -312,6 +312,10 @@ class SiteIndex:
             self._segments.popitem(last=False)
         return scored
 
+    def query_vector(self, text: str, embedder: Embedder) -> Vectors:
+        """A query text's vector: remembered from its search (`_segment`), or embedded now."""
+        return self._segment(text, embedder).vector
+
     def prepare(self, texts: Iterable[str], embedder: Embedder) -> None:
         """Score these texts now (a reply while it is spoken), for a later query that holds
         them."""
