@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -20,7 +19,7 @@ from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import ACT, DISTANT, PAGE, REPEAT, SITE, Resolution, clean
 from kiosk.retrieval.embedder import Embedder, Vectors
-from kiosk.retrieval.index import Evidence, PageHit, SiteIndex
+from kiosk.retrieval.index import Evidence, PageHit, SiteIndex, is_question
 from kiosk.text import SENTENCE_END_EN as _END_EN
 from kiosk.text import SENTENCE_END_JA as _END_JA
 from kiosk.text import lower_first, sentences, terms
@@ -68,9 +67,11 @@ class AnswerParams:
     # cosine over the next, lends its first sentence this bonus (in units of the best word
     # match). A question heading says in the site's words what the visitor says in theirs
     # ("if my doctor quits" -> "What happens if my primary care provider leaves VA?"). Reply
-    # F1 vagov-en 0.379 -> 0.407, misskey-ja (few question headings) 0.386 -> 0.385. With
-    # distant references too (`compose`): 0.399; there, bonus 0.5 / 2.0: 0.394 / 0.394, lead
-    # 0 / 0.02: 0.391 / 0.392 (README).
+    # F1 vagov-en 0.379 -> 0.397, misskey-ja (few question headings) 0.386 -> 0.385; with
+    # distant references too (`compose`), 0.388. Headings embedded a page at a time instead
+    # of one by one (a quantized model's vectors move a little with their batch): 0.399 with
+    # distant references, and there bonus 0.5 / 2.0 gave 0.394 / 0.394, lead 0 / 0.02
+    # 0.391 / 0.392 (README).
     question_heading: float = 1.0
     question_heading_lead: float = 0.01
     # A question no page answers (weather, a joke, a restaurant in town) is declined when all
@@ -741,42 +742,21 @@ def compose(
     assert info is not None
     # A distant reference names its earlier topic ("going back to the grief counseling, how
     # do I reach them"): matched by meaning, its words find the heading that introduces the
-    # topic, not the one asked about (vagov-en: 3 replies lost, 2 gained; without them 0.408).
+    # topic, not the one asked about (vagov-en reply F1 0.388 with them, 0.397 without).
     reply = _from_page(r, info.page_id, info.title, index, history, lex, params,
                        summary=False, chunk=top.chunk,
                        embedder=None if r.kind == DISTANT else embedder)
     return replace(reply, weak=top.score < params.weak_below)
 
 
-_QUESTION_MARKS = ("?", "？")
-
-
-_HEADINGS_REMEMBERED = 256
-_heading_cache: OrderedDict[tuple[str, tuple[str, ...]], Vectors] = OrderedDict()
-
-
-def _heading_vectors(embedder: Embedder, headings: tuple[str, ...]) -> Vectors:
-    """A page's question headings embedded as questions, remembered per page and model: a
-    page is answered from again and again."""
-    key = (embedder.name, headings)
-    known = _heading_cache.get(key)
-    if known is None:
-        known = _heading_cache[key] = embedder.embed_queries(list(headings))
-        while len(_heading_cache) > _HEADINGS_REMEMBERED:
-            _heading_cache.popitem(last=False)
-    else:
-        _heading_cache.move_to_end(key)
-    return known
-
-
-def _question_heading(heads: list[str], asked: Vectors, embedder: Embedder,
+def _question_heading(index: SiteIndex, heads: list[str], asked: Vectors, embedder: Embedder,
                       lead: float) -> str | None:
     """The page's question heading closest in meaning to the visitor's question, when it
     leads the next by `lead` in cosine; None when the page has fewer than two."""
-    questions = tuple(h for h in dict.fromkeys(heads) if h.strip().endswith(_QUESTION_MARKS))
+    questions = tuple(h for h in dict.fromkeys(heads) if is_question(h))
     if len(questions) < 2:
         return None
-    cosine = _heading_vectors(embedder, questions) @ asked
+    cosine = index.question_vectors(questions, embedder) @ asked
     first, second = np.argsort(-cosine)[:2]
     return questions[int(first)] if cosine[first] - cosine[second] >= lead else None
 
@@ -819,8 +799,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         defines = _defines(sents, heads, asked, index, lang)
         prior = [a + b for a, b in zip(prior or [0.0] * len(sents), defines, strict=True)]
     if embedder is not None and params.question_heading:
-        asked_as = _question_heading(heads, index.query_vector(utterance, embedder), embedder,
-                                     params.question_heading_lead)
+        asked_as = _question_heading(index, heads, index.query_vector(utterance, embedder),
+                                     embedder, params.question_heading_lead)
         if asked_as is not None:
             opens = [params.question_heading if heads[i] == asked_as
                      and (i == 0 or heads[i - 1] != asked_as) else 0.0 for i in range(len(sents))]

@@ -44,6 +44,27 @@ def test_round_trip_keeps_pages_chunks_vectors_and_ranking(tmp_path: Path) -> No
     assert index.search(q, emb, "en")[0].page_id == "en/cafe.md"
 
 
+def test_question_headings_are_embedded_with_the_index_and_kept(tmp_path: Path) -> None:
+    """A page's question headings get their vectors when the site is indexed and keep them
+    through a restart: answering from the page embeds nothing more."""
+    emb = HashingEmbedder()
+    root = _site(tmp_path / "site")
+    (root / "en" / "care.md").write_text(
+        "# Care\n## What if I need care while traveling?\nTell us in advance.\n"
+        "## Where do I go for care?\nTo a medical center.\n## Hours\nOpen daily.\n",
+        encoding="utf-8")
+    index = build_index(root, emb)
+    asked = ("What if I need care while traveling?", "Where do I go for care?")
+    assert tuple(index.questions) == asked
+    path = tmp_path / "idx" / "site.npz"
+    index.save(path)
+    loaded = SiteIndex.load(path)
+    calls = emb.calls
+    vectors = loaded.question_vectors(asked, emb)
+    assert emb.calls == calls
+    assert np.allclose(vectors, np.stack([emb.embed_queries([h])[0] for h in asked]))
+
+
 def test_visitor_language_pages_rank_first(tmp_path: Path) -> None:
     emb = HashingEmbedder()
     index = build_index(_site(tmp_path / "site"), emb)

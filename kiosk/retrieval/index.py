@@ -32,7 +32,8 @@ from kiosk.text import is_whole_word_term, normalize, query_weights, terms
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 4  # 2: pages keep the links; 3: katakana words whole, English inflections
-# folded; 4: chunks name their sentences that are links (older ones: none)
+# folded; 4: chunks name their sentences that are links, and question headings have vectors
+# (older files: none unsaid, headings embedded when first asked)
 # Files this version reads: a version 1 file has no links (the next build from the site adds
 # them) and its vectors are reused, so an upgrade does not embed the whole site again. The
 # terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
@@ -124,6 +125,9 @@ class SiteIndex:
     vectors: Vectors
     lexical: LexicalIndex
     problems: list[LoadProblem] = field(default_factory=list)
+    # Question headings ("What if I need care while traveling?") embedded as questions: the
+    # answer matches the visitor's question to them (`answer`).
+    questions: dict[str, Vectors] = field(default_factory=dict)
     _page_pos: dict[str, int] = field(default_factory=dict, init=False, repr=False)
     _chunk_page: npt.NDArray[np.int32] = field(
         default_factory=lambda: np.zeros(0, dtype=np.int32), init=False, repr=False)
@@ -312,6 +316,16 @@ class SiteIndex:
             self._segments.popitem(last=False)
         return scored
 
+    def question_vectors(self, headings: tuple[str, ...], embedder: Embedder) -> Vectors:
+        """These question headings' vectors: built with the index, or embedded now and kept
+        (an index file older than its format 4, or another embedder than the index's)."""
+        if embedder.name != self.model:
+            return embedder.embed_queries(list(headings))
+        for heading in headings:
+            if heading not in self.questions:
+                self.questions[heading] = _asked(embedder, heading)
+        return np.stack([self.questions[h] for h in headings])
+
     def query_vector(self, text: str, embedder: Embedder) -> Vectors:
         """A query text's vector: remembered from its search (`_segment`), or embedded now."""
         return self._segment(text, embedder).vector
@@ -455,6 +469,7 @@ class SiteIndex:
             "chunks": [[c.page_id, c.heading, c.text, c.code, list(c.unsaid)]
                        for c in self.chunks],
             "vocab": list(self.lexical.vocab),
+            "questions": list(self.questions),
         }
         buf = io.BytesIO()
         np.savez(
@@ -464,6 +479,8 @@ class SiteIndex:
             indptr=self.lexical.indptr, post_chunk=self.lexical.post_chunk,
             post_tf=self.lexical.post_tf, chunk_len=self.lexical.chunk_len,
             idf=self.lexical.idf,
+            # full precision (few rows): a lead of 0.01 in cosine decides between two headings
+            questions=_stacked(self.questions.values(), self.vectors.shape[1]),
         )
         atomic_write_bytes(path, buf.getvalue())
 
@@ -485,6 +502,8 @@ class SiteIndex:
                     indptr=data["indptr"], post_chunk=data["post_chunk"],
                     post_tf=data["post_tf"], chunk_len=data["chunk_len"], idf=data["idf"])
                 vectors = data["vectors"].astype(np.float32)
+                asked = (data["questions"].astype(np.float32) if "questions" in data.files
+                         else np.zeros((0, vectors.shape[1]), dtype=np.float32))
         except SiteIndexError:
             raise
         except Exception as exc:  # zip, JSON and numpy each raise their own
@@ -498,7 +517,28 @@ class SiteIndex:
             log.info("index: %s has format %s; its terms are rebuilt (the next sync saves "
                      "format %d)", path, meta["version"], FORMAT_VERSION)
             lexical = _lexical_index(pages, chunks)
-        return cls(str(meta["model"]), pages, chunks, vectors, lexical)
+        questions = dict(zip(meta.get("questions", []), asked, strict=True))
+        return cls(str(meta["model"]), pages, chunks, vectors, lexical, questions=questions)
+
+
+QUESTION_MARKS = ("?", "？")
+
+
+def is_question(heading: str) -> bool:
+    return heading.strip().endswith(QUESTION_MARKS)
+
+
+def _asked(embedder: Embedder, heading: str) -> Vectors:
+    """A heading embedded alone, as the visitor's question is: a quantized model's vectors
+    depend on the batch they are computed in (its activations' scale is the batch's), and
+    a lead of 0.01 in cosine decides between two headings."""
+    vector: Vectors = embedder.embed_queries([heading])[0].astype(np.float32)
+    return vector
+
+
+def _stacked(vectors: Iterable[Vectors], dim: int) -> Vectors:
+    rows = list(vectors)
+    return np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
 
 
 def _stem(page_id: str) -> str:
@@ -582,5 +622,11 @@ def build_index(
     # At the precision the file keeps (float16): a site answers the same just after it was
     # indexed as after a restart loads the file (a near tie could go either way before).
     vectors = vectors.astype(np.float16).astype(np.float32)
+    known = previous.questions if previous is not None and previous.model == embedder.name else {}
+    headings = [h for h in dict.fromkeys(c.heading for c in chunks) if is_question(h)]
+    new = [h for h in headings if h not in known]
+    asked = {h: known[h] for h in headings if h in known}
+    for heading in new:
+        asked[heading] = _asked(embedder, heading)
     return SiteIndex(embedder.name, infos, chunks, vectors, _lexical_index(infos, chunks),
-                     problems)
+                     problems, {h: asked[h] for h in headings})
