@@ -722,7 +722,8 @@ def compose(
             text = lex.replies["off_site"].format(
                 listing=listing(index, lex, params.listing_titles))
             return Reply(text, repair=True)
-        return _from_page(r, info.page_id, info.title, index, history, lex, params, summary=True)
+        return _from_page(r, info.page_id, info.title, index, history, lex, params, summary=True,
+                          embedder=embedder)
     if r.kind == SITE and r.query is None:
         # Said from the site's overview page (the brain's hit), which the screen can show.
         home = index.page(hits[0].page_id) if hits else None
@@ -761,6 +762,20 @@ def _question_heading(index: SiteIndex, heads: list[str], asked: Vectors, embedd
     return questions[int(first)] if cosine[first] - cosine[second] >= lead else None
 
 
+def _asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteIndex,
+              params: AnswerParams, embedder: Embedder | None) -> list[float] | None:
+    """Per sentence, the bonus of the one that opens the section under the question heading
+    the visitor's question means (`_question_heading`); None without one."""
+    if embedder is None or not params.question_heading:
+        return None
+    asked_as = _question_heading(index, heads, index.query_vector(utterance, embedder),
+                                 embedder, params.question_heading_lead)
+    if asked_as is None:
+        return None
+    return [params.question_heading if heads[i] == asked_as
+            and (i == 0 or heads[i - 1] != asked_as) else 0.0 for i in range(len(sents))]
+
+
 def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, history: History,
                lex: Lexicon, params: AnswerParams, *, summary: bool,
                chunk: int | None = None, embedder: Embedder | None = None) -> Reply:
@@ -782,7 +797,9 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     if summary:
         if r.query is not None:
-            start = _best_start(sents, heads, _sentence_query(r.query, index), set())
+            start = _best_start(sents, heads, _sentence_query(r.query, index), set(),
+                                _asked_as(r.query.segments[0].text, sents, heads, index,
+                                          params, embedder))
         else:
             start = 0
         picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
@@ -798,13 +815,9 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         asked = set(index.search_terms(SearchQuery.of(utterance)))
         defines = _defines(sents, heads, asked, index, lang)
         prior = [a + b for a, b in zip(prior or [0.0] * len(sents), defines, strict=True)]
-    if embedder is not None and params.question_heading:
-        asked_as = _question_heading(index, heads, index.query_vector(utterance, embedder),
-                                     embedder, params.question_heading_lead)
-        if asked_as is not None:
-            opens = [params.question_heading if heads[i] == asked_as
-                     and (i == 0 or heads[i - 1] != asked_as) else 0.0 for i in range(len(sents))]
-            prior = [a + b for a, b in zip(prior or [0.0] * len(sents), opens, strict=True)]
+    opens = _asked_as(utterance, sents, heads, index, params, embedder)
+    if opens is not None:
+        prior = [a + b for a, b in zip(prior or [0.0] * len(sents), opens, strict=True)]
     start = _best_start(sents, heads, _sentence_query(r.query, index), _cue_terms(spoken, lex),
                         prior, _orphans(sents, heads, lex), _said_before(sents, history))
     picked, body = _say_from(sents, heads, start, lex, params.max_sentences)

@@ -20,6 +20,7 @@ from kiosk.answer import (
 from kiosk.brain import Brain
 from kiosk.dialogue.history import Exchange
 from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.dialogue.resolver import PAGE
 from kiosk.retrieval.embedder import Vectors
 from kiosk.retrieval.index import Evidence, build_index
 from kiosk.retrieval.site import list_page_files
@@ -695,3 +696,8 @@ def test_a_question_is_answered_under_the_question_heading_it_means(tmp_path: Pa
     assert by_meaning.reply.text.startswith("Your health care team will have a plan")
     by_words = _brain(tmp_path).respond((), "what if my primary care doctor quits", lang="en")
     assert by_words.reply.text.startswith("If you want to change to a different doctor")
+    # the same question about the page on screen
+    on_screen = Brain(build_index(tmp_path, emb), emb).respond(
+        (), "what does this page say about my primary care doctor who quits", "care.md", "en")
+    assert on_screen.resolution.kind == PAGE
+    assert "says: Your health care team will have a plan" in on_screen.reply.text
