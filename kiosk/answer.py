@@ -630,6 +630,10 @@ def _speak(sents: list[str], picked: tuple[int, ...], lang: str) -> str:
     return sep.join(sents[i] for i in picked)
 
 
+def _announcing(sents: list[str], lex: Lexicon) -> frozenset[int]:
+    return frozenset(i for i, sent in enumerate(sents) if _announces(sent, lex))
+
+
 def _say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
               limit: int) -> tuple[tuple[int, ...], str]:
     """The run a reply says from its best sentence: with the sentence it leans on, and
@@ -639,8 +643,7 @@ def _say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
     # ご覧ください) ends the answer before it: it says nothing, and what comes after it is
     # another paragraph (reply F1 +0.001 / +0.001 on the real-site sets; passed over instead,
     # the run went on into the next paragraph: -0.002 / 0)
-    announcing = frozenset(i for i, sent in enumerate(sents) if _announces(sent, lex))
-    picked = _run_from(sents, heads, start, lex.lang, limit, announcing)
+    picked = _run_from(sents, heads, start, lex.lang, limit, _announcing(sents, lex))
     said = list(sents)
     said[start] = _without_connective(sents[start], lex)
     return picked, _speak(said, picked, lex.lang)
@@ -788,11 +791,16 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         if ex.page_id == page_id:
             already.update(ex.spoken)
     if r.detail and already:
+        # going on from where the last reply stopped, past what only announces the page (the
+        # sentence an answer stopped before: "Find out how to apply for this burial honor.")
+        announcing = _announcing(sents, lex)
         start = max(already) + 1
+        while start in announcing:
+            start += 1
         if start >= len(sents):
             return Reply(lex.replies["detail_end"].format(title=title), page_id, title,
                          tuple(sorted(already)))
-        picked = _run_from(sents, heads, start, lang, params.max_sentences)
+        picked = _run_from(sents, heads, start, lang, params.max_sentences, announcing)
         return Reply(lex.replies["detail_more"].format(body=_speak(sents, picked, lang)),
                      page_id, title, picked)
     if summary:

@@ -663,9 +663,14 @@ def test_an_answer_ends_before_a_sentence_that_announces_the_page(tmp_path: Path
         "Find out how to apply for this burial honor.\n"
         "If you're a Veteran in crisis, call the crisis line.\n", encoding="utf-8")
     (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
-    turn = _brain(tmp_path).respond((), "can we get a flag for the casket", lang="en")
+    brain = _brain(tmp_path)
+    turn = brain.respond((), "can we get a flag for the casket", lang="en")
     assert turn.reply.text == ("We provide a United States flag to drape on a casket in honor "
                                "of a Veteran.")
+    # "tell me more" goes on past the announcement, not with it
+    more = brain.respond((turn.exchange(),), "can you tell me more about that", lang="en")
+    assert more.resolution.detail
+    assert more.reply.text == "If you're a Veteran in crisis, call the crisis line."
 
 
 class _SynonymEmbedder(HashingEmbedder):
