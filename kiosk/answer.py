@@ -771,7 +771,8 @@ def _asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteInd
     the visitor's question means (`_question_heading`); None without one."""
     if embedder is None or not params.question_heading:
         return None
-    asked_as = _question_heading(index, heads, index.query_vector(utterance, embedder),
+    # (the embedder remembers the visitor's question from its search)
+    asked_as = _question_heading(index, heads, embedder.embed_queries([utterance])[0],
                                  embedder, params.question_heading_lead)
     if asked_as is None:
         return None

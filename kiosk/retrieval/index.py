@@ -326,10 +326,6 @@ class SiteIndex:
                 self.questions[heading] = _asked(embedder, heading)
         return np.stack([self.questions[h] for h in headings])
 
-    def query_vector(self, text: str, embedder: Embedder) -> Vectors:
-        """A query text's vector: remembered from its search (`_segment`), or embedded now."""
-        return self._segment(text, embedder).vector
-
     def prepare(self, texts: Iterable[str], embedder: Embedder) -> None:
         """Score these texts now (a reply while it is spoken), for a later query that holds
         them."""
