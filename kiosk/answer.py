@@ -18,7 +18,7 @@ from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import ACT, DISTANT, PAGE, REPEAT, SITE, Resolution, clean
-from kiosk.retrieval.embedder import Embedder, Vectors
+from kiosk.retrieval.embedder import Embedder
 from kiosk.retrieval.index import Evidence, PageHit, SiteIndex, is_question
 from kiosk.text import SENTENCE_END_EN as _END_EN
 from kiosk.text import SENTENCE_END_JA as _END_JA
@@ -753,13 +753,16 @@ def compose(
     return replace(reply, weak=top.score < params.weak_below)
 
 
-def _question_heading(index: SiteIndex, heads: list[str], asked: Vectors, embedder: Embedder,
+def _question_heading(index: SiteIndex, heads: list[str], utterance: str, embedder: Embedder,
                       lead: float) -> str | None:
     """The page's question heading closest in meaning to the visitor's question, when it
-    leads the next by `lead` in cosine; None when the page has fewer than two."""
+    leads the next by `lead` in cosine; None when the page has fewer than two (and then the
+    question is not embedded: the page on screen's question had no search that did)."""
     questions = tuple(h for h in dict.fromkeys(heads) if is_question(h))
     if len(questions) < 2:
         return None
+    # (the embedder remembers the visitor's question from its search)
+    asked = embedder.embed_queries([utterance])[0]
     cosine = index.question_vectors(questions, embedder) @ asked
     first, second = np.argsort(-cosine)[:2]
     return questions[int(first)] if cosine[first] - cosine[second] >= lead else None
@@ -771,9 +774,8 @@ def _asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteInd
     the visitor's question means (`_question_heading`); None without one."""
     if embedder is None or not params.question_heading:
         return None
-    # (the embedder remembers the visitor's question from its search)
-    asked_as = _question_heading(index, heads, embedder.embed_queries([utterance])[0],
-                                 embedder, params.question_heading_lead)
+    asked_as = _question_heading(index, heads, utterance, embedder,
+                                 params.question_heading_lead)
     if asked_as is None:
         return None
     return [params.question_heading if heads[i] == asked_as
