@@ -467,11 +467,16 @@ def _without_connective(sentence: str, lex: Lexicon) -> str:
     return sentence
 
 
+def _opens_section(heads: list[str], i: int) -> bool:
+    """The sentence at i is the first under its heading."""
+    return i == 0 or heads[i - 1] != heads[i]
+
+
 def _orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
     """Sentences that yield to the next candidate in an answer: those that lean on one they
     cannot take along (the first under their heading), and those that announce what the page
     holds instead of saying it."""
-    return [(_dangling(sent, lex) and (i == 0 or heads[i - 1] != heads[i]))
+    return [(_dangling(sent, lex) and _opens_section(heads, i))
             or _announces(sent, lex) for i, sent in enumerate(sents)]
 
 
@@ -525,7 +530,7 @@ def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteInd
     out: list[float] = []
     for i, sent in enumerate(sents):
         match = _TOPIC.get(lang, _TOPIC["en"]).match(sent)
-        first = heads[i] != "" and (i == 0 or heads[i - 1] != heads[i])
+        first = heads[i] != "" and _opens_section(heads, i)
         # a sentence with a topic of its own is about that topic, whatever its heading
         defines = about(match.group(1)) if match is not None else first and about(heads[i])
         out.append(_DEFINES_WEIGHT if defines else 0.0)
@@ -597,8 +602,7 @@ def _best_start(sents: list[str], heads: list[str], query_terms: dict[str, float
     for words, head_words in zip(own, headed, strict=True):
         for t in words | head_words:
             df[t] = df.get(t, 0) + 1
-    head_weight = [_HEAD_OPENS if i == 0 or heads[i - 1] != heads[i] else _HEAD_UNDER
-                   for i in range(n)]
+    head_weight = [_HEAD_OPENS if _opens_section(heads, i) else _HEAD_UNDER for i in range(n)]
     raw = [sum(w * math.log((n + 1) / (df[t] + 0.5)) * (1.0 if t in words else head_weight[i])
                for t, w in query_terms.items() if t in words or t in head_words)
            for i, (words, head_words) in enumerate(zip(own, headed, strict=True))]
@@ -778,8 +782,17 @@ def _asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteInd
                                  params.question_heading_lead)
     if asked_as is None:
         return None
-    return [params.question_heading if heads[i] == asked_as
-            and (i == 0 or heads[i - 1] != asked_as) else 0.0 for i in range(len(sents))]
+    return [params.question_heading if heads[i] == asked_as and _opens_section(heads, i)
+            else 0.0 for i in range(len(sents))]
+
+
+def _plus(prior: list[float] | None, extra: list[float] | None) -> list[float] | None:
+    """Two per-sentence bonuses added; either may be None (none)."""
+    if extra is None:
+        return prior
+    if prior is None:
+        return extra
+    return [a + b for a, b in zip(prior, extra, strict=True)]
 
 
 def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, history: History,
@@ -824,11 +837,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     spoken = clean(utterance)  # as the lexicon is written: "Where can I ..." from Whisper
     if lex.find(spoken, lex.asks_what):
         asked = set(index.search_terms(SearchQuery.of(utterance)))
-        defines = _defines(sents, heads, asked, index, lang)
-        prior = [a + b for a, b in zip(prior or [0.0] * len(sents), defines, strict=True)]
-    opens = _asked_as(utterance, sents, heads, index, params, embedder)
-    if opens is not None:
-        prior = [a + b for a, b in zip(prior or [0.0] * len(sents), opens, strict=True)]
+        prior = _plus(prior, _defines(sents, heads, asked, index, lang))
+    prior = _plus(prior, _asked_as(utterance, sents, heads, index, params, embedder))
     start = _best_start(sents, heads, _sentence_query(r.query, index), _cue_terms(spoken, lex),
                         prior, _orphans(sents, heads, lex), _said_before(sents, history))
     picked, body = _say_from(sents, heads, start, lex, params.max_sentences)

@@ -619,10 +619,7 @@ def build_index(
     # indexed as after a restart loads the file (a near tie could go either way before).
     vectors = vectors.astype(np.float16).astype(np.float32)
     known = previous.questions if previous is not None and previous.model == embedder.name else {}
-    headings = [h for h in dict.fromkeys(c.heading for c in chunks) if is_question(h)]
-    new = [h for h in headings if h not in known]
-    asked = {h: known[h] for h in headings if h in known}
-    for heading in new:
-        asked[heading] = _asked(embedder, heading)
+    questions = {h: known[h] if h in known else _asked(embedder, h)
+                 for h in dict.fromkeys(c.heading for c in chunks) if is_question(h)}
     return SiteIndex(embedder.name, infos, chunks, vectors, _lexical_index(infos, chunks),
-                     problems, {h: asked[h] for h in headings})
+                     problems, questions)
