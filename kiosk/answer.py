@@ -634,6 +634,20 @@ def _speak(sents: list[str], picked: tuple[int, ...], lang: str) -> str:
     return sep.join(sents[i] for i in picked)
 
 
+def _points_to(sentence: str, page_id: str, index: SiteIndex, lex: Lexicon) -> str | None:
+    """The page a sentence sends the reader to for what it is about: it holds the words of
+    one of its page's links and a pointer's ("For details, see Eligibility.", 作成方法について
+    はこちらのドキュメントを参照してください). Said aloud it answers nothing: the link is what the
+    author meant as the answer."""
+    info = index.page(page_id)
+    if info is None or not info.anchors or not lex.find(clean(sentence), lex.points):
+        return None
+    for words, target in info.anchors:
+        if words in sentence and index.page(target) is not None:
+            return target
+    return None
+
+
 def _announcing(sents: list[str], lex: Lexicon) -> frozenset[int]:
     return frozenset(i for i, sent in enumerate(sents) if _announces(sent, lex))
 
@@ -797,7 +811,10 @@ def _plus(prior: list[float] | None, extra: list[float] | None) -> list[float] |
 
 def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, history: History,
                lex: Lexicon, params: AnswerParams, *, summary: bool,
-               chunk: int | None = None, embedder: Embedder | None = None) -> Reply:
+               chunk: int | None = None, embedder: Embedder | None = None,
+               follow: bool = True) -> Reply:
+    """The reply said from one page. An answer whose best sentence sends the reader to
+    another page (`_points_to`) is said from that page instead, once (`follow`)."""
     lang = lex.lang
     sents, heads, owner = _page_sentences(index, page_id)
     if not sents:
@@ -841,5 +858,12 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     prior = _plus(prior, _asked_as(utterance, sents, heads, index, params, embedder))
     start = _best_start(sents, heads, _sentence_query(r.query, index), _cue_terms(spoken, lex),
                         prior, _orphans(sents, heads, lex), _said_before(sents, history))
+    target = _points_to(sents[start], page_id, index, lex) if follow else None
+    if target is not None:
+        there = _from_page(r, target, index.page(target).title,  # type: ignore[union-attr]
+                           index, history, lex, params, summary=False, embedder=embedder,
+                           follow=False)
+        if there.spoken:
+            return there
     picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)

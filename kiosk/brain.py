@@ -83,6 +83,17 @@ class TurnResult:
         )
 
 
+def _leading(hits: list[PageHit], page_id: str, index: SiteIndex) -> list[PageHit]:
+    """The hits with `page_id` first (found among them, or added with the top's score)."""
+    found = next((h for h in hits if h.page_id == page_id), None)
+    if found is None:
+        info = index.page(page_id)
+        if info is None:
+            return hits
+        found = PageHit(page_id, hits[0].score, info.first_chunk)
+    return [found, *(h for h in hits if h.page_id != page_id)]
+
+
 def _last_about_venue(history: History) -> Exchange | None:
     """The last exchange about the venue (not a greeting or thanks)."""
     for ex in reversed(history):
@@ -365,6 +376,10 @@ class Brain:
         else:
             reply = compose(resolution, hits, self.index, history, screen_page, lex,
                             self.params.answer, self.embedder)
+        if reply.page_id is not None and hits and reply.page_id != hits[0].page_id:
+            # The answer followed its page's pointer ("see the guide for details") to the
+            # page it names: that page is the one shown, first.
+            hits = _leading(hits, reply.page_id, self.index)
         if reply.repair and resolution.kind not in (PAGE,):
             # A clarification is not an answer: nothing was found with confidence.
             reply = replace(reply, page_id=None)

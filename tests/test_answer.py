@@ -706,3 +706,42 @@ def test_a_question_is_answered_under_the_question_heading_it_means(tmp_path: Pa
         (), "what does this page say about my primary care doctor who quits", "care.md", "en")
     assert on_screen.resolution.kind == PAGE
     assert "says: Your health care team will have a plan" in on_screen.reply.text
+
+
+@pytest.mark.parametrize(("lang", "plugin", "create", "question", "said"), [
+    ("ja", "# プラグイン\nMisskey Webにはプラグイン機能があり、機能を拡張することができます。\n\n"
+           "プラグインの作成方法については[こちらのドキュメント](create-plugin.md)を参照して"
+           "ください。\n",
+     "# AiScriptで拡張する\nメタデータを先頭に置いたAiScriptのファイルを書きます。\n",
+     "プラグインの作成方法を教えて", "メタデータを先頭に置いた"),
+    ("en", "# Plugins\nThe web client has plugins that add features.\n\n"
+           "For details on creating a plugin, see [the AiScript guide](create-plugin.md).\n",
+     "# The AiScript guide\nYou write AiScript files with metadata at the top.\n",
+     "how do i create a plugin", "You write AiScript files"),
+])
+def test_a_sentence_that_sends_the_reader_to_a_page_is_answered_from_that_page(
+        tmp_path: Path, lang: str, plugin: str, create: str, question: str,
+        said: str) -> None:
+    """"For details, see [Creating plugins]" answers nothing said aloud: the reply is said
+    from the page its link leads to, and that page is shown."""
+    (tmp_path / "plugin.md").write_text(plugin, encoding="utf-8")
+    (tmp_path / "create-plugin.md").write_text(create, encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    brain = _brain(tmp_path)
+    from kiosk.answer import compose
+    from kiosk.dialogue.query import SearchQuery
+    from kiosk.dialogue.resolver import INDEPENDENT, Resolution
+    from kiosk.retrieval.index import PageHit
+
+    index = brain.index
+    info = index.page("plugin.md")
+    assert info is not None
+    resolution = Resolution(lang, None, INDEPENDENT, False, SearchQuery.of(question))
+    reply = compose(resolution, [PageHit("plugin.md", 0.6, info.first_chunk)], index, (),
+                    None, load_lexicon(lang))
+    assert reply.page_id == "create-plugin.md"
+    assert reply.text.startswith(said)
+    # the brain shows the page the reply is said from, though the search found the other
+    assert brain.search(SearchQuery.of(question), lang)[0].page_id == "plugin.md"
+    turn = brain.respond((), question, lang=lang)
+    assert turn.reply.page_id == turn.ranking[0] == "create-plugin.md"

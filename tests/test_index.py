@@ -275,6 +275,7 @@ def test_links_survive_the_index_file(tmp_path: Path) -> None:
     loaded = SiteIndex.load(path)
     assert loaded.links("en/index.md") == index.links("en/index.md") == ("en/cafe.md",)
     assert loaded.links("en/parking.md") == ()
+    assert loaded.page("en/index.md").anchors == (("cafe", "en/cafe.md"),)  # type: ignore[union-attr]
 
 
 def test_an_index_of_the_previous_format_is_read_and_its_vectors_reused(tmp_path: Path) -> None:
@@ -294,12 +295,14 @@ def test_an_index_of_the_previous_format_is_read_and_its_vectors_reused(tmp_path
     meta["version"] = 1
     for page in meta["pages"]:
         del page["links"]
+        del page["anchors"]
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     buf = io.BytesIO()
     np.savez(buf, **arrays)
     path.write_bytes(buf.getvalue())
     old = SiteIndex.load(path)
     assert old.links("en/index.md") == ()
+    assert old.page("en/index.md").anchors == ()  # type: ignore[union-attr]
 
     class Counting(HashingEmbedder):
         embedded = 0
@@ -313,6 +316,7 @@ def test_an_index_of_the_previous_format_is_read_and_its_vectors_reused(tmp_path
     assert counting.embedded == 0  # every vector came from the old file
     assert np.allclose(rebuilt.vectors, old.vectors)
     assert rebuilt.links("en/index.md") == ("en/cafe.md",)  # read from the site again
+    assert rebuilt.page("en/index.md").anchors == (("cafe", "en/cafe.md"),)  # type: ignore[union-attr]
 
 
 def test_a_katakana_word_finds_the_page_that_writes_it_not_its_letters(tmp_path: Path) -> None:

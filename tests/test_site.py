@@ -8,6 +8,7 @@ from kiosk.errors import SiteError
 from kiosk.retrieval import site as site_mod
 from kiosk.retrieval.site import (
     chunk_page,
+    link_anchors,
     load_page,
     load_site,
     parse_html,
@@ -251,6 +252,21 @@ def test_a_page_keeps_the_site_pages_it_links_to(tmp_path: Path) -> None:
     pages = {p.page_id: p for p in load_site(tmp_path)[0]}
     assert pages["apply.md"].links == ("after-you-apply.md", "fees.md")
     assert pages["fees.md"].links == ()
+    # each with the words it is said with, as the page's text gives them (another site's
+    # link leads to no page)
+    assert pages["apply.md"].anchors == (("What happens next", "after-you-apply.md"),
+                                         ("fees", "fees.md"))
+
+
+@pytest.mark.parametrize(("source", "anchors"), [
+    ("See [the **guide**](guide.md) and ![a map](map.png).", [("the guide", "guide.md")]),
+    ("<p>Read <a class=\"x\" href=\"/fees/\">our <b>fees</b></a>.</p>", [("our fees", "/fees/")]),
+    ("作成方法は[こちらのドキュメント](../advanced/create-plugin.md)を参照してください。",
+     [("こちらのドキュメント", "../advanced/create-plugin.md")]),
+])
+def test_a_links_words_are_kept_with_its_target(source: str,
+                                                anchors: list[tuple[str, str]]) -> None:
+    assert link_anchors(source) == anchors
 
 
 def test_a_line_most_pages_repeat_is_the_sites_frame_and_left_out(tmp_path: Path) -> None:

@@ -31,14 +31,15 @@ from kiosk.text import is_whole_word_term, normalize, query_weights, terms
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 4  # 2: pages keep the links; 3: katakana words whole, English inflections
+FORMAT_VERSION = 5  # 2: pages keep the links; 3: katakana words whole, English inflections
 # folded; 4: chunks name their sentences that are links, and question headings have vectors
-# (older files: none unsaid, headings embedded when first asked)
+# (older files: none unsaid, headings embedded when first asked); 5: pages keep their links'
+# words (older files: none, so no reply follows a sentence's link)
 # Files this version reads: a version 1 file has no links (the next build from the site adds
 # them) and its vectors are reused, so an upgrade does not embed the whole site again. The
 # terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
 # chunks on load.
-READABLE_VERSIONS = (1, 2, 3, 4)
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
 # Query texts whose scores over every chunk are remembered: a turn's context is the texts of
 # the last exchanges, scored already when they were said (8 bytes a chunk each: 0.12 MB at
@@ -55,6 +56,7 @@ class PageInfo:
     first_chunk: int
     n_chunks: int
     links: tuple[str, ...] = ()  # the site's pages this page links to
+    anchors: tuple[tuple[str, str], ...] = ()  # (a link's words, its page): `Page.anchors`
 
 
 @dataclass(frozen=True)
@@ -505,7 +507,9 @@ class SiteIndex:
         except Exception as exc:  # zip, JSON and numpy each raise their own
             raise SiteIndexError(f"site index {path} is unreadable ({exc})",
                                  "rebuild it with kiosk index") from exc
-        pages = [PageInfo(**{**p, "links": tuple(p.get("links", ()))}) for p in meta["pages"]]
+        pages = [PageInfo(**{**p, "links": tuple(p.get("links", ())),
+                                "anchors": tuple((w, t) for w, t in p.get("anchors", ()))})
+                 for p in meta["pages"]]
         # (an index saved before chunks knew their link lines has four fields: none unsaid)
         chunks = [Chunk(c[0], c[1], c[2], c[3], tuple(c[4]) if len(c) > 4 else ())
                   for c in meta["chunks"]]
@@ -598,7 +602,7 @@ def build_index(
     for page in pages:
         page_chunks = chunk_page(page)
         infos.append(PageInfo(page.page_id, page.title, page.lang, page.content_hash,
-                              len(chunks), len(page_chunks), page.links))
+                              len(chunks), len(page_chunks), page.links, page.anchors))
         chunks.extend(page_chunks)
         passages.extend(c.passage(page.title) for c in page_chunks)
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)

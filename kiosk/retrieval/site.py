@@ -64,6 +64,9 @@ class Page:
     sections: tuple[Section, ...]
     content_hash: str
     links: tuple[str, ...] = ()  # the site's pages this one links to (page ids)
+    # (the words a link is said with, the page it leads to): which page a sentence that
+    # sends the reader on ("see [the guide](…) for details") means
+    anchors: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -404,6 +407,25 @@ def link_targets(source: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _LINK_TARGET.finditer(source)]
 
 
+_ANCHOR = re.compile(r"(?<!!)\[([^\]]+)\]\(\s*<?([^)\s>]+)[^)]*\)"
+                     r"|<a\s[^>]*?href\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.I | re.S)
+
+
+def link_anchors(source: str) -> list[tuple[str, str]]:
+    """(the words a link is said with, its target as written) for every link of a page's
+    source, markdown or HTML; the words as the page's text gives them."""
+    found: list[tuple[str, str]] = []
+    for match in _ANCHOR.finditer(source):
+        if match.group(1) is not None:
+            words, target = _inline_markdown(match.group(1)), match.group(2)
+        else:
+            words, target = html_to_text(match.group(4)), match.group(3)
+        words = " ".join(words.split())
+        if words and target:
+            found.append((words, target))
+    return found
+
+
 def resolve_link(target: str, from_page: str, page_ids: frozenset[str]) -> str | None:
     """The page id a link of page `from_page` leads to, or None (another site, a phone number,
     a file the site folder does not hold). A relative link is tried against the page's folder
@@ -467,7 +489,9 @@ def load_page(path: Path, root: Path) -> Page:
         lang=detect_lang(title + "\n" + body),
         sections=tuple(sections),
         content_hash=hashlib.sha256(raw).hexdigest()[:24],
-        links=tuple(link_targets(source)),  # as written: resolved once every page is known
+        # as written: resolved once every page is known
+        links=tuple(link_targets(source)),
+        anchors=tuple(link_anchors(source)),
     )
 
 
@@ -536,7 +560,10 @@ def load_site(root: Path) -> tuple[list[Page], list[LoadProblem]]:
     for page in pages:
         found = (resolve_link(t, page.page_id, ids) for t in page.links)
         links = tuple(dict.fromkeys(pid for pid in found if pid and pid != page.page_id))
-        resolved.append(replace(page, links=links))
+        anchors = tuple(dict.fromkeys(
+            (words, to) for words, target in page.anchors
+            if (to := resolve_link(target, page.page_id, ids)) and to != page.page_id))
+        resolved.append(replace(page, links=links, anchors=anchors))
     return resolved, problems
 
 

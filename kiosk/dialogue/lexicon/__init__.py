@@ -75,6 +75,7 @@ class Lexicon:
     dangling: tuple[str, ...] = ()  # a sentence opening with these leans on the one before
     droppable: tuple[str, ...] = ()  # ... of which these can be left out without it
     announces: tuple[str, ...] = ()  # a sentence with these tells what a page holds, not it
+    points: tuple[str, ...] = ()  # ... with these and a link's words, sends the reader there
     asks_what: tuple[str, ...] = ()  # a question asking what something is (wants a definition)
     refuse: tuple[str, ...] = ()  # requests never answered from any page
     unfinished: tuple[str, ...] = ()  # words a finished question never ends with
@@ -296,6 +297,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         dangling=_tuple(data.get("answer", {}), "dangling", f"{lang}.answer"),
         droppable=_tuple(data.get("answer", {}), "droppable", f"{lang}.answer"),
         announces=_tuple(data.get("answer", {}), "announces", f"{lang}.answer"),
+        points=_tuple(data.get("answer", {}), "points", f"{lang}.answer"),
         asks_what=_tuple(data.get("answer", {}), "asks_what", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
         unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
