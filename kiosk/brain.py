@@ -13,11 +13,20 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from kiosk.answer import AnswerParams, Reply, compose, decline, out_of_scope
+from kiosk.answer import (
+    AnswerParams,
+    Reply,
+    asked_shapes,
+    compose,
+    decline,
+    out_of_scope,
+    page_holds,
+)
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import (
+    DISTANT,
     ELLIPSIS,
     IMMEDIATE,
     INDEPENDENT,
@@ -230,6 +239,19 @@ class Brain:
         held = float(self.index.coverage(utterance)[self.index.position(last.page_id)])
         return held < self.params.resolver.weak_follow_up_held
 
+    def _shaped(self, hits: list[PageHit], utterance: str, lex: Lexicon) -> list[PageHit]:
+        """A question that asks for an amount, a time or a length ("how much is it") whose
+        best page holds none of it, nor any word of such an answer (cost, free): the first
+        page of the next few that holds one answers it (the rates page of the pension the
+        conversation is about). A topic's figures often have a page of their own."""
+        shapes, words = asked_shapes(utterance, lex)
+        if not shapes or page_holds(self.index, hits[0].page_id, shapes, words):
+            return hits
+        for hit in hits[1:self.params.answer.shape_reach]:
+            if page_holds(self.index, hit.page_id, shapes):
+                return _leading(hits, hit.page_id, self.index)
+        return hits
+
     def _bare(self, utterance: str, lang: str) -> tuple[Scores, list[PageHit]]:
         scores = self.index.score(SearchQuery.of(utterance), self.embedder, lang,
                                   self.params.rank)
@@ -366,6 +388,9 @@ class Brain:
             if bare is None and resolution.pool:
                 bare = self._bare(analysis.utterance, lang)
             hits = self._ranked(resolution.query, lang, resolution, bare)
+        if hits and resolution.query is not None and resolution.kind in (
+                INDEPENDENT, IMMEDIATE, ELLIPSIS, DISTANT):
+            hits = self._shaped(hits, analysis.utterance, lex)
         if analysis.cut_off:
             # Stopped mid-phrase ("... for the", 〜はえっと): an answer would guess the rest of
             # the question. It is asked again; the pages found stay ranked (the screen stays).

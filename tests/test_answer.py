@@ -745,3 +745,47 @@ def test_a_sentence_that_sends_the_reader_to_a_page_is_answered_from_that_page(
     assert brain.search(SearchQuery.of(question), lang)[0].page_id == "plugin.md"
     turn = brain.respond((), question, lang=lang)
     assert turn.reply.page_id == turn.ranking[0] == "create-plugin.md"
+
+
+@pytest.mark.parametrize(("lang", "pages", "question", "best", "answer"), [
+    ("en", {"survivors-pension.md": "# Survivors pension\nThe survivors pension is a monthly "
+                                    "benefit for the surviving spouse of a wartime Veteran.\n"
+                                    "You may qualify for the survivors pension if you have not "
+                                    "remarried.\n",
+            "survivors-pension-rates.md": "# Rates\nFor a surviving spouse with no dependents "
+                                          "the rate is $9,078 a year.\n"},
+     "how much is the survivors pension", "survivors-pension.md", "survivors-pension-rates.md"),
+    ("ja", {"parking.md": "# 駐車場\n駐車場は美術館の北側にあります。駐車場は24時間使えます。\n",
+            "fees.md": "# 料金のご案内\n駐車の料金は1時間300円です。\n"},
+     "駐車場はいくら", "parking.md", "fees.md"),
+])
+def test_a_question_for_an_amount_is_answered_from_a_page_that_holds_one(
+        tmp_path: Path, lang: str, pages: dict[str, str], question: str, best: str,
+        answer: str) -> None:
+    """"How much is the survivors pension" finds the pension's page best, which names no
+    amount nor a word of one: the rates page among the next, which does, answers."""
+    from kiosk.dialogue.query import SearchQuery
+
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe serves curry.", encoding="utf-8")
+    brain = _brain(tmp_path)
+    assert brain.search(SearchQuery.of(question), lang)[0].page_id == best
+    turn = brain.respond((), question, lang=lang)
+    assert turn.ranking[0] == turn.reply.page_id == answer
+
+
+def test_a_page_that_says_the_answers_word_keeps_the_question(tmp_path: Path) -> None:
+    """"Entry to the garden is free" answers "how much is the rose garden" without an amount:
+    the page with prices beside it does not take the question."""
+    from kiosk.dialogue.query import SearchQuery
+
+    (tmp_path / "garden.md").write_text(
+        "# Rose garden\nThe rose garden is open to everyone, and entry to the rose garden is "
+        "free.\n", encoding="utf-8")
+    (tmp_path / "shop.md").write_text("# Shop\nA garden guide costs $5.\n", encoding="utf-8")
+    brain = _brain(tmp_path)
+    question = "how much is the rose garden"
+    assert [h.page_id for h in brain.search(SearchQuery.of(question), "en")][:2] == [
+        "garden.md", "shop.md"]
+    assert brain.respond((), question, lang="en").ranking[0] == "garden.md"
