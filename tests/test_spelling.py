@@ -113,3 +113,22 @@ def test_the_site_chooses_among_whisper_s_hypotheses(models_dir: Path) -> None:
     demo = WhisperRecognizer({"ja": base}, spelling=lambda: VenueSpelling.from_texts(
         site_texts(pages), spell=False, weight=0.2)).recognize(samples)[0]
     assert "行き方" in demo, (first, demo)
+
+
+def test_the_site_model_reads_how_visitors_ask(tmp_path: Path) -> None:
+    """A site's text is statements: its model alone finds a heard question's ending no
+    likelier than a mishearing of it. The speller the recognizer is given also reads the
+    lexicon's question frames, so between two writings Whisper scores alike, the one asked
+    as visitors ask wins."""
+    from kiosk.asr.charlm import Hypothesis
+    from kiosk.config import Config, PathsConfig
+    from kiosk.wiring import venue_spelling
+
+    (tmp_path / "fees.md").write_text("# 料金\n入館料は大人500円です。\n", encoding="utf-8")
+    cfg = Config(paths=PathsConfig(site=str(tmp_path)))
+    make = venue_spelling(cfg)
+    assert make is not None
+    speller = make()
+    heard = [Hypothesis("入館料はエクラですか", -0.30), Hypothesis("入館料はいくらですか", -0.30)]
+    assert speller.choose(heard) == 1
+    assert speller.choose(list(reversed(heard))) == 0

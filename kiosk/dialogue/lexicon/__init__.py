@@ -84,6 +84,7 @@ class Lexicon:
     # parts of speech a last word has when a noun must follow (Japanese: どんな, genitive の)
     unfinished_classes: tuple[str, ...] = ()
     phrase_openers: tuple[str, ...] = ()  # words a reply's lead phrase may stop before
+    question_frames: tuple[str, ...] = ()  # how visitors ask, read with the site's text (ASR)
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
     # The article's word lists as written (page, site, immediate, distant): `kiosk eval`'s
@@ -305,6 +306,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         end_marks=_tuple(data.get("turn", {}), "end_marks", f"{lang}.turn"),
         unfinished_classes=_tuple(data.get("turn", {}), "unfinished_classes", f"{lang}.turn"),
         phrase_openers=_tuple(data.get("speech", {}), "phrase_openers", f"{lang}.speech"),
+        question_frames=_tuple(data.get("speech", {}), "question_frames", f"{lang}.speech"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
