@@ -662,7 +662,7 @@ def _points_to(sentence: str, page_id: str, index: SiteIndex, lex: Lexicon) -> s
     if info is None or not info.anchors or not lex.find(clean(sentence), lex.points):
         return None
     for words, target in info.anchors:
-        if words in sentence and index.page(target) is not None:
+        if len(words) >= 2 and words in sentence and index.page(target) is not None:
             return target
     return None
 

@@ -789,3 +789,28 @@ def test_a_page_that_says_the_answers_word_keeps_the_question(tmp_path: Path) ->
     assert [h.page_id for h in brain.search(SearchQuery.of(question), "en")][:2] == [
         "garden.md", "shop.md"]
     assert brain.respond((), question, lang="en").ranking[0] == "garden.md"
+
+
+def test_a_sentence_that_names_a_link_without_sending_the_reader_is_said(
+        tmp_path: Path) -> None:
+    """"You'll see a module for [Health Records]" describes the screen: it is the answer,
+    not a pointer to the page its link leads to."""
+    from kiosk.answer import compose
+    from kiosk.dialogue.query import SearchQuery
+    from kiosk.dialogue.resolver import INDEPENDENT, Resolution
+    from kiosk.retrieval.index import PageHit
+
+    (tmp_path / "dashboard.md").write_text(
+        "# Your dashboard\nOn your dashboard you'll see a module for "
+        "[Health Records](records.md).\n", encoding="utf-8")
+    (tmp_path / "records.md").write_text("# Health Records\nDownload your records as a PDF.\n",
+                                         encoding="utf-8")
+    index = _brain(tmp_path).index
+    info = index.page("dashboard.md")
+    assert info is not None and info.anchors == (("Health Records", "records.md"),)
+    resolution = Resolution("en", None, INDEPENDENT, False,
+                            SearchQuery.of("what will i see on my dashboard"))
+    reply = compose(resolution, [PageHit("dashboard.md", 0.6, info.first_chunk)], index, (),
+                    None, load_lexicon("en"))
+    assert reply.page_id == "dashboard.md"
+    assert reply.text.startswith("On your dashboard you'll see a module")
