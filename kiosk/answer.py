@@ -19,7 +19,7 @@ from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import ACT, DISTANT, PAGE, REPEAT, SITE, Resolution, clean
 from kiosk.retrieval.embedder import Embedder
-from kiosk.retrieval.index import Evidence, PageHit, SiteIndex, is_question
+from kiosk.retrieval.index import Evidence, PageHit, PageInfo, SiteIndex, is_question
 from kiosk.text import SENTENCE_END_EN as _END_EN
 from kiosk.text import SENTENCE_END_JA as _END_JA
 from kiosk.text import lower_first, sentences, terms
@@ -653,7 +653,8 @@ def _speak(sents: list[str], picked: tuple[int, ...], lang: str) -> str:
     return sep.join(sents[i] for i in picked)
 
 
-def _points_to(sentence: str, page_id: str, index: SiteIndex, lex: Lexicon) -> str | None:
+def _points_to(sentence: str, page_id: str, index: SiteIndex,
+               lex: Lexicon) -> PageInfo | None:
     """The page a sentence sends the reader to for what it is about: it holds the words of
     one of its page's links and a pointer's ("For details, see Eligibility.", 作成方法について
     はこちらのドキュメントを参照してください). Said aloud it answers nothing: the link is what the
@@ -662,8 +663,9 @@ def _points_to(sentence: str, page_id: str, index: SiteIndex, lex: Lexicon) -> s
     if info is None or not info.anchors or not lex.find(clean(sentence), lex.points):
         return None
     for words, target in info.anchors:
-        if len(words) >= 2 and words in sentence and index.page(target) is not None:
-            return target
+        there = index.page(target) if len(words) >= 2 and words in sentence else None
+        if there is not None:
+            return there
     return None
 
 
@@ -879,9 +881,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                         prior, _orphans(sents, heads, lex), _said_before(sents, history))
     target = _points_to(sents[start], page_id, index, lex) if follow else None
     if target is not None:
-        there = _from_page(r, target, index.page(target).title,  # type: ignore[union-attr]
-                           index, history, lex, params, summary=False, embedder=embedder,
-                           follow=False)
+        there = _from_page(r, target.page_id, target.title, index, history, lex, params,
+                           summary=False, embedder=embedder, follow=False)
         if there.spoken:
             return there
     picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
