@@ -232,6 +232,40 @@ def _script_segments(run: str) -> list[str]:
 _PARTICLES = frozenset("はがをにでのもとへやか")
 
 
+# Nouns written in hiragana (さくら, おみやげ, ごはん) are words a visitor asks about, and
+# speech recognition writes many so; the rest of a hiragana run is particles and endings.
+# Open JTalk's analysis of the whole run of Japanese tells them apart (alone, the さい of 小さい
+# would pass for a noun).
+_NOUN_KINDS = frozenset({"一般", "固有名詞", "サ変接続", "形容動詞語幹"})
+
+
+@lru_cache(maxsize=4096)
+def _hiragana_nouns(token: str) -> tuple[tuple[int, str], ...]:
+    """(offset, word) of each noun of two letters or more written in hiragana alone."""
+    if not any(_HIRAGANA_ONLY.match(ch) for ch in token):
+        return ()
+    import pyopenjtalk
+
+    said = frozenset(load_lexicon("ja").function_phrases())  # いくら asks; it names nothing
+    out: list[tuple[int, str]] = []
+    at = 0
+    for word in pyopenjtalk.run_frontend(token, use_vanilla=True):
+        text = word["string"]
+        found = token.find(text, at)
+        if found < 0:
+            continue  # the analysis rewrote it (a symbol): nothing to align
+        at = found + len(text)
+        if (word["pos"] == "名詞" and word["pos_group1"] in _NOUN_KINDS and len(text) >= 2
+                and _HIRAGANA_ONLY.match(text) and text not in said):
+            out.append((found, text))
+    return tuple(out)
+
+
+def _nouns_in(token: str, start: int, end: int) -> list[str]:
+    """The hiragana nouns of `token` within [start, end): one hiragana segment of it."""
+    return [w for at, w in _hiragana_nouns(token) if at >= start and at + len(w) <= end]
+
+
 def content_strength(text: str) -> float:
     """How much searchable content an utterance carries, in rough 'words'.
 
@@ -251,7 +285,9 @@ def content_strength(text: str) -> float:
         pos = 0
         for segment in _script_segments(token):
             end = pos + len(segment)
-            if not _HIRAGANA_ONLY.match(segment):
+            if _HIRAGANA_ONLY.match(segment):
+                strength += sum(len(w) - 1 for w in _nouns_in(token, pos, end))
+            else:
                 if len(segment) == 1:
                     after = token[end:end + 1]
                     if not after or after in _PARTICLES:
@@ -284,8 +320,14 @@ def query_weights(text: str) -> dict[str, float]:
     weights: dict[str, float] = {}
     for token in _TOKEN_RE.findall(text):
         if _CJK_RE.match(token):
+            pos = 0
             for segment in _script_segments(token):
+                pos += len(segment)
                 if _HIRAGANA_ONLY.match(segment):
+                    for word in _nouns_in(token, pos - len(segment), pos):
+                        grams = [word[i:i + 2] for i in range(len(word) - 1)]
+                        for gram in grams:
+                            weights[gram] = weights.get(gram, 0.0) + 1.0 / len(grams)
                     continue
                 grams = [segment] if len(segment) == 1 else [
                     segment[i:i + 2] for i in range(len(segment) - 1)]
@@ -309,18 +351,21 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
 
     CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
     never straddle a particle; the index also holds each kanji alone, and each katakana word
-    whole (`KATAKANA_WHOLE_SHARE`). In queries, hiragana
-    segments are dropped: in an utterance they are
-    nearly always function words (それを, ですか) and would only add noise.
+    whole (`KATAKANA_WHOLE_SHARE`). In queries, a hiragana segment keeps only its nouns
+    (さくら of さくらのほうは): the rest of it is function words (それを, ですか), noise.
     """
     text = spell_numbers(normalize(text))
     stop = _stopwords()
     out: list[str] = []
     for token in _TOKEN_RE.findall(text):
         if _CJK_RE.match(token):
+            pos = 0
             for segment in _script_segments(token):
+                pos += len(segment)
                 hiragana = bool(_HIRAGANA_ONLY.match(segment))
                 if hiragana and for_query:
+                    for word in _nouns_in(token, pos - len(segment), pos):
+                        out.extend(word[i : i + 2] for i in range(len(word) - 1))
                     continue
                 if len(segment) == 1:
                     if not hiragana:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kiosk.text import (
@@ -15,6 +17,8 @@ from kiosk.text import (
     spell_numbers,
     terms,
 )
+
+_HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
 
 
 @pytest.mark.parametrize(
@@ -84,6 +88,26 @@ def test_a_katakana_word_is_a_term_whole_beside_its_bigrams() -> None:
 
 def test_query_terms_drop_hiragana_function_words() -> None:
     assert terms("それはいくらですか", for_query=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [("さくらのほうは", "さくら"), ("おみやげはどこで買えますか", "おみやげ"),
+     ("そのあとお昼ごはんはどこで食べられる", "ごはん")],
+)
+def test_a_noun_written_in_hiragana_is_a_query_word(text: str, word: str) -> None:
+    grams = [word[i:i + 2] for i in range(len(word) - 1)]
+    assert set(grams) <= set(content_terms(text))
+    assert sum(query_weights(text)[g] for g in grams) == pytest.approx(1.0)
+    assert content_strength(text) >= len(word) - 1
+
+
+@pytest.mark.parametrize(
+    "text", ["小さい子ども向けのものはある", "どんな生きものに触れるの", "どこにあるの"]
+)
+def test_hiragana_of_other_words_stays_out_of_a_query(text: str) -> None:
+    # alone, the さい of 小さい reads as a noun: the whole sentence is analysed
+    assert not any(_HIRAGANA.match(t) for t in content_terms(text))
 
 
 @pytest.mark.parametrize(
