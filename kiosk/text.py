@@ -261,9 +261,21 @@ def _hiragana_nouns(token: str) -> tuple[tuple[int, str], ...]:
     return tuple(out)
 
 
-def _nouns_in(token: str, start: int, end: int) -> list[str]:
-    """The hiragana nouns of `token` within [start, end): one hiragana segment of it."""
-    return [w for at, w in _hiragana_nouns(token) if at >= start and at + len(w) <= end]
+@lru_cache(maxsize=2048)
+def _said_nouns(text: str) -> frozenset[str]:
+    """The hiragana nouns of a text as said. Once the conversation's phrases are cut out of
+    it, what is left can read as another word (それはどこで見つかったの -> はで見つかったの,
+    派手): a noun counts there only if the words as said hold it."""
+    text = spell_numbers(normalize(text))
+    return frozenset(w for token in _TOKEN_RE.findall(text) if _CJK_RE.match(token)
+                     for _, w in _hiragana_nouns(token))
+
+
+def _nouns_in(token: str, start: int, end: int, said: str | None = None) -> list[str]:
+    """The hiragana nouns of `token` within [start, end) (one hiragana segment of it); with
+    `said`, only those that the text as said holds too."""
+    found = [w for at, w in _hiragana_nouns(token) if at >= start and at + len(w) <= end]
+    return found if said is None else [w for w in found if w in _said_nouns(said)]
 
 
 def content_strength(text: str) -> float:
@@ -272,7 +284,7 @@ def content_strength(text: str) -> float:
     A Latin word or a CJK 2-gram counts 1. A lone kanji counts when a particle or the end
     follows it (車は, 駅) — then it is a noun; before okurigana (作った, 食べ) it is a verb stem.
     """
-    text = strip_function_phrases(text)
+    said, text = text, strip_function_phrases(text)
     stop = _stopwords()
     strength = 0.0
     for match in _TOKEN_RE.finditer(text):
@@ -286,7 +298,7 @@ def content_strength(text: str) -> float:
         for segment in _script_segments(token):
             end = pos + len(segment)
             if _HIRAGANA_ONLY.match(segment):
-                strength += sum(len(w) - 1 for w in _nouns_in(token, pos, end))
+                strength += sum(len(w) - 1 for w in _nouns_in(token, pos, end, said))
             else:
                 if len(segment) == 1:
                     after = token[end:end + 1]
@@ -346,13 +358,14 @@ def query_weights(text: str) -> dict[str, float]:
     return weights
 
 
-def terms(text: str, *, for_query: bool = False) -> list[str]:
+def terms(text: str, *, for_query: bool = False, said: str | None = None) -> list[str]:
     """Index terms: Latin words (stopwords dropped, inflections folded) and CJK character 2-grams.
 
     CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
     never straddle a particle; the index also holds each kanji alone, and each katakana word
     whole (`KATAKANA_WHOLE_SHARE`). In queries, a hiragana segment keeps only its nouns
     (さくら of さくらのほうは): the rest of it is function words (それを, ですか), noise.
+    `said`: the text as said, when `text` is what is left of it (`content_terms`).
     """
     text = spell_numbers(normalize(text))
     stop = _stopwords()
@@ -364,7 +377,7 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
                 pos += len(segment)
                 hiragana = bool(_HIRAGANA_ONLY.match(segment))
                 if hiragana and for_query:
-                    for word in _nouns_in(token, pos - len(segment), pos):
+                    for word in _nouns_in(token, pos - len(segment), pos, said):
                         out.extend(word[i : i + 2] for i in range(len(word) - 1))
                     continue
                 if len(segment) == 1:
@@ -389,7 +402,7 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
 def content_terms(text: str) -> list[str]:
     """Query terms of what remains once the conversation's own phrases (deixis, acts, requests,
     interrogatives) that occur in the text are cut out."""
-    return terms(strip_function_phrases(text), for_query=True)
+    return terms(strip_function_phrases(text), for_query=True, said=text)
 
 
 @lru_cache(maxsize=4)

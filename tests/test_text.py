@@ -103,11 +103,15 @@ def test_a_noun_written_in_hiragana_is_a_query_word(text: str, word: str) -> Non
 
 
 @pytest.mark.parametrize(
-    "text", ["小さい子ども向けのものはある", "どんな生きものに触れるの", "どこにあるの"]
+    "text", [
+        "小さい子ども向けのものはある",  # alone, the さい of 小さい reads as a noun
+        "どんな生きものに触れるの",
+        "それはどこで見つかったの",  # without それ and どこ, はで見つかった reads 派手
+    ]
 )
 def test_hiragana_of_other_words_stays_out_of_a_query(text: str) -> None:
-    # alone, the さい of 小さい reads as a noun: the whole sentence is analysed
     assert not any(_HIRAGANA.match(t) for t in content_terms(text))
+    assert content_strength(text) < 2
 
 
 @pytest.mark.parametrize(
