@@ -357,7 +357,7 @@ class Brain:
         lang = lang or detect_lang(utterance)
         lex = load_lexicon(lang)
         analysis = analyze(utterance, history, lex, self.params.resolver,
-                           self._distant_similarity(utterance, history, lex))
+                           self._distant_similarity(utterance, history, lex), self.index.nouns)
         bare_conf: tuple[float, float] | None = None
         bare: tuple[Scores, list[PageHit]] | None = None
         if analysis.needs_confidence and history:

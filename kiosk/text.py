@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -234,55 +235,66 @@ _PARTICLES = frozenset("はがをにでのもとへやか")
 
 # Nouns written in hiragana (さくら, おみやげ, ごはん) are words a visitor asks about, and
 # speech recognition writes many so; the rest of a hiragana run is particles and endings.
-# Open JTalk's analysis of the whole run of Japanese tells them apart (alone, the さい of 小さい
-# would pass for a noun).
+# The index finds the site's own such nouns once, by Open JTalk's analysis of its text
+# (`site_nouns`); a query's hiragana is searched for those, so serving needs no analyser (and
+# a noun the site never writes would find nothing of it anyway).
 _NOUN_KINDS = frozenset({"一般", "固有名詞", "サ変接続", "形容動詞語幹"})
+SITE_NOUN_SHARE = 0.4
 
 
-@lru_cache(maxsize=4096)
-def _hiragana_nouns(token: str) -> tuple[tuple[int, str], ...]:
-    """(offset, word) of each noun of two letters or more written in hiragana alone."""
-    if not any(_HIRAGANA_ONLY.match(ch) for ch in token):
-        return ()
+def site_nouns(texts: Iterable[str]) -> frozenset[str]:
+    """The nouns of two letters or more that the texts write in hiragana alone, by Open
+    JTalk's analysis of each whole run of Japanese (alone, the さい of 小さい reads as one);
+    not the lexicon's own words (いくら asks; it names nothing)."""
+    runs = Counter(token for text in texts
+                   for token in _TOKEN_RE.findall(spell_numbers(normalize(text)))
+                   if _CJK_RE.match(token) and any(_HIRAGANA_ONLY.match(ch) for ch in token))
+    if not runs:
+        return frozenset()  # an English site loads no analyser
     import pyopenjtalk
 
-    said = frozenset(load_lexicon("ja").function_phrases())  # いくら asks; it names nothing
-    out: list[tuple[int, str]] = []
+    said = frozenset(load_lexicon("ja").function_phrases())
+    read: Counter[str] = Counter()
+    for token, times in sorted(runs.items()):
+        for word in pyopenjtalk.run_frontend(token, use_vanilla=True):
+            text = word["string"]
+            if (word["pos"] == "名詞" and word["pos_group1"] in _NOUN_KINDS
+                    and len(text) >= 2 and _HIRAGANA_ONLY.match(text) and text not in said):
+                read[text] += times
+    # A string read as a noun in few of the places the site writes it is mostly part of other
+    # words there (もの of ものです, により); a name keeps its share (みなと of みなと駅).
+    return frozenset(word for word, times in read.items()
+                     if times >= SITE_NOUN_SHARE * sum(n * t.count(word) for t, n in runs.items()))
+
+
+def _nouns_in(segment: str, nouns: frozenset[str], said: str | None = None) -> list[str]:
+    """The `nouns` in a run of hiragana, longest first from the left. With `said` (the text
+    as said, when `segment` is what is left of it once the conversation's phrases are cut
+    out), only a noun the words as said hold: それはどこで見つかったの without それ and どこ
+    leaves はで見つかったの, and はで (派手) was not said."""
+    if not nouns or len(segment) < 2:
+        return []
+    longest = max(map(len, nouns))
+    out: list[str] = []
     at = 0
-    for word in pyopenjtalk.run_frontend(token, use_vanilla=True):
-        text = word["string"]
-        found = token.find(text, at)
-        if found < 0:
-            continue  # the analysis rewrote it (a symbol): nothing to align
-        at = found + len(text)
-        if (word["pos"] == "名詞" and word["pos_group1"] in _NOUN_KINDS and len(text) >= 2
-                and _HIRAGANA_ONLY.match(text) and text not in said):
-            out.append((found, text))
-    return tuple(out)
+    while at < len(segment) - 1:
+        for size in range(min(longest, len(segment) - at), 1, -1):
+            word = segment[at:at + size]
+            if word in nouns and (said is None or word in said):
+                out.append(word)
+                at += size
+                break
+        else:
+            at += 1
+    return out
 
 
-@lru_cache(maxsize=2048)
-def _said_nouns(text: str) -> frozenset[str]:
-    """The hiragana nouns of a text as said. Once the conversation's phrases are cut out of
-    it, what is left can read as another word (それはどこで見つかったの -> はで見つかったの,
-    派手): a noun counts there only if the words as said hold it."""
-    text = spell_numbers(normalize(text))
-    return frozenset(w for token in _TOKEN_RE.findall(text) if _CJK_RE.match(token)
-                     for _, w in _hiragana_nouns(token))
-
-
-def _nouns_in(token: str, start: int, end: int, said: str | None = None) -> list[str]:
-    """The hiragana nouns of `token` within [start, end) (one hiragana segment of it); with
-    `said`, only those that the text as said holds too."""
-    found = [w for at, w in _hiragana_nouns(token) if at >= start and at + len(w) <= end]
-    return found if said is None else [w for w in found if w in _said_nouns(said)]
-
-
-def content_strength(text: str) -> float:
+def content_strength(text: str, nouns: frozenset[str] = frozenset()) -> float:
     """How much searchable content an utterance carries, in rough 'words'.
 
     A Latin word or a CJK 2-gram counts 1. A lone kanji counts when a particle or the end
     follows it (車は, 駅) — then it is a noun; before okurigana (作った, 食べ) it is a verb stem.
+    Hiragana counts by the site's `nouns` in it (`site_nouns`).
     """
     said, text = text, strip_function_phrases(text)
     stop = _stopwords()
@@ -298,7 +310,7 @@ def content_strength(text: str) -> float:
         for segment in _script_segments(token):
             end = pos + len(segment)
             if _HIRAGANA_ONLY.match(segment):
-                strength += sum(len(w) - 1 for w in _nouns_in(token, pos, end, said))
+                strength += sum(len(w) - 1 for w in _nouns_in(segment, nouns, said))
             else:
                 if len(segment) == 1:
                     after = token[end:end + 1]
@@ -323,7 +335,7 @@ def is_whole_word_term(term: str) -> bool:
     return len(term) > 2 and all(_script_class(ch) == 1 for ch in term)
 
 
-def query_weights(text: str) -> dict[str, float]:
+def query_weights(text: str, nouns: frozenset[str] = frozenset()) -> dict[str, float]:
     """Query terms with weights: a Latin word counts 1, and so does a CJK word, its 2-grams
     sharing that 1 — otherwise a long katakana name (プラネタリウム, six 2-grams) outweighs
     the short word that asks the question (写真)."""
@@ -332,11 +344,9 @@ def query_weights(text: str) -> dict[str, float]:
     weights: dict[str, float] = {}
     for token in _TOKEN_RE.findall(text):
         if _CJK_RE.match(token):
-            pos = 0
             for segment in _script_segments(token):
-                pos += len(segment)
                 if _HIRAGANA_ONLY.match(segment):
-                    for word in _nouns_in(token, pos - len(segment), pos):
+                    for word in _nouns_in(segment, nouns):
                         grams = [word[i:i + 2] for i in range(len(word) - 1)]
                         for gram in grams:
                             weights[gram] = weights.get(gram, 0.0) + 1.0 / len(grams)
@@ -358,26 +368,25 @@ def query_weights(text: str) -> dict[str, float]:
     return weights
 
 
-def terms(text: str, *, for_query: bool = False, said: str | None = None) -> list[str]:
+def terms(text: str, *, for_query: bool = False, nouns: frozenset[str] = frozenset(),
+          said: str | None = None) -> list[str]:
     """Index terms: Latin words (stopwords dropped, inflections folded) and CJK character 2-grams.
 
     CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
     never straddle a particle; the index also holds each kanji alone, and each katakana word
-    whole (`KATAKANA_WHOLE_SHARE`). In queries, a hiragana segment keeps only its nouns
-    (さくら of さくらのほうは): the rest of it is function words (それを, ですか), noise.
-    `said`: the text as said, when `text` is what is left of it (`content_terms`).
+    whole (`KATAKANA_WHOLE_SHARE`). In queries, a hiragana segment keeps only the site's
+    `nouns` in it (さくら of さくらのほうは): the rest is function words (それを, ですか),
+    noise. `said`: the text as said, when `text` is what is left of it (`content_terms`).
     """
     text = spell_numbers(normalize(text))
     stop = _stopwords()
     out: list[str] = []
     for token in _TOKEN_RE.findall(text):
         if _CJK_RE.match(token):
-            pos = 0
             for segment in _script_segments(token):
-                pos += len(segment)
                 hiragana = bool(_HIRAGANA_ONLY.match(segment))
                 if hiragana and for_query:
-                    for word in _nouns_in(token, pos - len(segment), pos, said):
+                    for word in _nouns_in(segment, nouns, said):
                         out.extend(word[i : i + 2] for i in range(len(word) - 1))
                     continue
                 if len(segment) == 1:
@@ -399,10 +408,10 @@ def terms(text: str, *, for_query: bool = False, said: str | None = None) -> lis
     return out
 
 
-def content_terms(text: str) -> list[str]:
+def content_terms(text: str, nouns: frozenset[str] = frozenset()) -> list[str]:
     """Query terms of what remains once the conversation's own phrases (deixis, acts, requests,
     interrogatives) that occur in the text are cut out."""
-    return terms(strip_function_phrases(text), for_query=True, said=text)
+    return terms(strip_function_phrases(text), for_query=True, nouns=nouns, said=text)
 
 
 @lru_cache(maxsize=4)

@@ -278,6 +278,32 @@ def test_links_survive_the_index_file(tmp_path: Path) -> None:
     assert loaded.page("en/index.md").anchors == (("cafe", "en/cafe.md"),)  # type: ignore[union-attr]
 
 
+def _ja_site(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "vps.md").write_text(
+        "# さくらのVPS\nさくらのVPSでサーバーを作れます。スタートアップスクリプトで簡単です。",
+        encoding="utf-8")
+    (root / "xserver.md").write_text(
+        "# Xserver VPS\nXserver VPSでサーバーを作れます。アプリイメージがあります。",
+        encoding="utf-8")
+    (root / "shop.md").write_text(
+        "# ショップ\n小さいものから大きいものまで、いろいろなものがあります。", encoding="utf-8")
+    return root
+
+
+def test_the_site_nouns_written_in_hiragana_are_searched(tmp_path: Path) -> None:
+    """A query's hiragana was all left out as particles: さくらのほうは searched nothing."""
+    index = build_index(_ja_site(tmp_path / "site"), HashingEmbedder())
+    assert "さくら" in index.nouns
+    assert "もの" not in index.nouns  # read as a noun in few of the places the site writes it
+    hits = index.search(SearchQuery.of("さくらのほうは"), HashingEmbedder(), "ja",
+                        RankWeights(dense=0.0, lexical=1.0))
+    assert hits[0].page_id == "vps.md"
+    path = tmp_path / "site.npz"
+    index.save(path)
+    assert SiteIndex.load(path).nouns == index.nouns
+
+
 def test_an_index_of_the_previous_format_is_read_and_its_vectors_reused(tmp_path: Path) -> None:
     """Format 2 added links; a format 1 file still gives its vectors to the next build, so an
     upgrade does not embed the whole site again."""
@@ -296,6 +322,7 @@ def test_an_index_of_the_previous_format_is_read_and_its_vectors_reused(tmp_path
     for page in meta["pages"]:
         del page["links"]
         del page["anchors"]
+    del meta["nouns"]
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     buf = io.BytesIO()
     np.savez(buf, **arrays)
@@ -303,6 +330,7 @@ def test_an_index_of_the_previous_format_is_read_and_its_vectors_reused(tmp_path
     old = SiteIndex.load(path)
     assert old.links("en/index.md") == ()
     assert old.page("en/index.md").anchors == ()  # type: ignore[union-attr]
+    assert old.nouns == frozenset()
 
     class Counting(HashingEmbedder):
         embedded = 0

@@ -14,6 +14,7 @@ from kiosk.text import (
     overlap,
     query_weights,
     sentences,
+    site_nouns,
     spell_numbers,
     terms,
 )
@@ -90,28 +91,37 @@ def test_query_terms_drop_hiragana_function_words() -> None:
     assert terms("それはいくらですか", for_query=True) == []
 
 
+_SITE = ("さくらのVPSでサーバーを作れます。おみやげはショップで売っています。"
+         "お昼ごはんはカフェで食べられます。小さいものから大きいものまであります。")
+
+
+def test_the_nouns_a_site_writes_in_hiragana() -> None:
+    nouns = site_nouns([_SITE])
+    assert {"さくら", "おみやげ", "ごはん"} <= nouns
+    # alone, the さい of 小さい reads as a noun: whole runs are analysed; もの is no noun here
+    assert not nouns & {"さい", "もの", "いくら"}
+    assert site_nouns(["The cafe serves curry."]) == frozenset()
+
+
 @pytest.mark.parametrize(
     ("text", "word"),
     [("さくらのほうは", "さくら"), ("おみやげはどこで買えますか", "おみやげ"),
      ("そのあとお昼ごはんはどこで食べられる", "ごはん")],
 )
-def test_a_noun_written_in_hiragana_is_a_query_word(text: str, word: str) -> None:
+def test_a_noun_the_site_writes_in_hiragana_is_a_query_word(text: str, word: str) -> None:
+    nouns = site_nouns([_SITE])
     grams = [word[i:i + 2] for i in range(len(word) - 1)]
-    assert set(grams) <= set(content_terms(text))
-    assert sum(query_weights(text)[g] for g in grams) == pytest.approx(1.0)
-    assert content_strength(text) >= len(word) - 1
+    assert set(grams) <= set(content_terms(text, nouns))
+    assert sum(query_weights(text, nouns)[g] for g in grams) == pytest.approx(1.0)
+    assert content_strength(text, nouns) >= len(word) - 1
+    assert not set(grams) & set(content_terms(text))  # without the site's nouns: none
 
 
-@pytest.mark.parametrize(
-    "text", [
-        "小さい子ども向けのものはある",  # alone, the さい of 小さい reads as a noun
-        "どんな生きものに触れるの",
-        "それはどこで見つかったの",  # without それ and どこ, はで見つかった reads 派手
-    ]
-)
-def test_hiragana_of_other_words_stays_out_of_a_query(text: str) -> None:
-    assert not any(_HIRAGANA.match(t) for t in content_terms(text))
-    assert content_strength(text) < 2
+def test_a_noun_counts_in_what_is_left_of_an_utterance_only_if_it_was_said() -> None:
+    # without それ and どこ, それはどこで見つかったの leaves はで見つかったの: はで (派手) was not said
+    nouns = frozenset({"はで"})
+    assert not any(_HIRAGANA.match(t) for t in content_terms("それはどこで見つかったの", nouns))
+    assert content_strength("それはどこで見つかったの", nouns) < 2
 
 
 @pytest.mark.parametrize(

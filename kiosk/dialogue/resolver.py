@@ -360,12 +360,14 @@ def _on_topic_page(scored: list[tuple[float, float, int]], history: History) -> 
 
 def analyze(utterance: str, history: History, lex: Lexicon,
             params: ResolverParams = ResolverParams(),
-            similarity: tuple[float, ...] | None = None) -> Analysis:
+            similarity: tuple[float, ...] | None = None,
+            nouns: frozenset[str] = frozenset()) -> Analysis:
     """`similarity`: for a distant reference, how close in meaning the utterance is to each
-    exchange of the history (0..1), when the brain measured it."""
+    exchange of the history (0..1), when the brain measured it; `nouns`: the site's nouns
+    written in hiragana, which count in the utterance's strength (さくらのほうは)."""
     spoken = clean(utterance)
     text = lex.strip(spoken, lex.hesitations)
-    strength = content_strength(text)
+    strength = content_strength(text, nouns)
     detail = bool(lex.find(text, lex.detail))
     cut_off = lex.cut_off_at_end(spoken)
 

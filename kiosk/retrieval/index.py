@@ -27,19 +27,20 @@ from kiosk.retrieval.embedder import Embedder, Vectors
 from kiosk.retrieval.lexical import LexicalIndex
 from kiosk.retrieval.loanwords import KATAKANA_WORD, Loanwords
 from kiosk.retrieval.site import Chunk, LoadProblem, Page, chunk_page, load_site
-from kiosk.text import is_whole_word_term, normalize, query_weights, terms
+from kiosk.text import is_whole_word_term, normalize, query_weights, site_nouns, terms
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 5  # 2: pages keep the links; 3: katakana words whole, English inflections
+FORMAT_VERSION = 6  # 2: pages keep the links; 3: katakana words whole, English inflections
 # folded; 4: chunks name their sentences that are links, and question headings have vectors
 # (older files: none unsaid, headings embedded when first asked); 5: pages keep their links'
-# words (older files: none, so no reply follows a sentence's link)
+# words (older files: none, so no reply follows a sentence's link); 6: the site's nouns written
+# in hiragana (older files: none, so a query's hiragana is searched for nothing, as before)
 # Files this version reads: a version 1 file has no links (the next build from the site adds
 # them) and its vectors are reused, so an upgrade does not embed the whole site again. The
 # terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
 # chunks on load.
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
 # Query texts whose scores over every chunk are remembered: a turn's context is the texts of
 # the last exchanges, scored already when they were said (8 bytes a chunk each: 0.12 MB at
@@ -130,6 +131,9 @@ class SiteIndex:
     # Question headings ("What if I need care while traveling?") embedded as questions: the
     # answer matches the visitor's question to them (`answer`).
     questions: dict[str, Vectors] = field(default_factory=dict)
+    # The nouns the site writes in hiragana (さくら, かばん): a query's hiragana is searched
+    # for them, the rest of it being particles and endings (`text.site_nouns`).
+    nouns: frozenset[str] = frozenset()
     _page_pos: dict[str, int] = field(default_factory=dict, init=False, repr=False)
     _chunk_page: npt.NDArray[np.int32] = field(
         default_factory=lambda: np.zeros(0, dtype=np.int32), init=False, repr=False)
@@ -224,7 +228,7 @@ class SiteIndex:
         return tuple(t for t in info.links if t in self._page_pos) if info else ()
 
     def _weights_with_loanwords(self, text: str) -> dict[str, float]:
-        weights = query_weights(text)
+        weights = query_weights(text, self.nouns)
         for word in [t for t in weights if is_whole_word_term(t) and t not in self.lexical.vocab]:
             # A katakana word the site never writes (or a misheard one, エック for えっ詳しく)
             # tells nothing its 2-grams do not: they carry its whole weight.
@@ -468,6 +472,7 @@ class SiteIndex:
                        for c in self.chunks],
             "vocab": list(self.lexical.vocab),
             "questions": list(self.questions),
+            "nouns": sorted(self.nouns),
         }
         buf = io.BytesIO()
         np.savez(
@@ -518,7 +523,8 @@ class SiteIndex:
                      "format %d)", path, meta["version"], FORMAT_VERSION)
             lexical = _lexical_index(pages, chunks)
         questions = dict(zip(meta.get("questions", []), asked, strict=True))
-        return cls(str(meta["model"]), pages, chunks, vectors, lexical, questions=questions)
+        return cls(str(meta["model"]), pages, chunks, vectors, lexical, questions=questions,
+                   nouns=frozenset(meta.get("nouns", ())))
 
 
 QUESTION_MARKS = ("?", "？")
@@ -625,5 +631,8 @@ def build_index(
     known = previous.questions if previous is not None and previous.model == embedder.name else {}
     questions = {h: known[h] if h in known else _asked(embedder, h)
                  for h in dict.fromkeys(c.heading for c in chunks) if is_question(h)}
+    page_of = {p.page_id: p for p in infos}
+    nouns = site_nouns(_lexical_text(page_of[c.page_id], c) for c in chunks
+                       if page_of[c.page_id].lang == "ja")
     return SiteIndex(embedder.name, infos, chunks, vectors, _lexical_index(infos, chunks),
-                     problems, questions)
+                     problems, questions, nouns)
