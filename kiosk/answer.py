@@ -480,9 +480,18 @@ def _opens_section(heads: list[str], i: int) -> bool:
 def _orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
     """Sentences that yield to the next candidate in an answer: those that lean on one they
     cannot take along (the first under their heading), and those that announce what the page
-    holds instead of saying it."""
+    holds or send the reader elsewhere for it instead of saying it."""
     return [(_dangling(sent, lex) and _opens_section(heads, i))
-            or _announces(sent, lex) for i, sent in enumerate(sents)]
+            or _announces(sent, lex) or _sends_on(sent, lex) for i, sent in enumerate(sents)]
+
+
+def _sends_on(sentence: str, lex: Lexicon) -> bool:
+    """Opens by sending the reader elsewhere ("For more information, call ..."): English says
+    it first; Japanese sends on at the end (詳しくは…をご覧ください), which `announces` holds."""
+    words = clean(sentence).split()
+    if lex.word_boundaries:
+        return any(words[:len(p.split())] == p.split() for p in lex.points)
+    return False
 
 
 # Shapes of answers a lexicon cue can name in angle brackets: "what time" = ["<time>", ...].

@@ -386,6 +386,10 @@ def test_the_sentence_of_the_shape_asked_for_wins(tmp_path: Path, lang: str, pag
     ("ja", "# アプリ\nMisskeyで使えるアプリを紹介します。\n## 公式アプリ\n"
            "Misskeyの公式アプリはブラウザで使えるMisskey Webです。\n",
      "Misskeyで使えるアプリはある", "Misskeyの公式アプリは"),
+    # one that sends the reader elsewhere says no more (vagov-en: "and if we go to mexico")
+    ("en", "# Travel\nFor more information about travel, contact your local coordinator.\n"
+           "If you travel outside the country, sign up for the foreign medical program.\n",
+     "and if we travel to mexico", "If you travel outside the country"),
 ])
 def test_a_sentence_that_announces_the_page_yields_to_one_that_says_it(
         tmp_path: Path, lang: str, page: str, question: str, said: str) -> None:

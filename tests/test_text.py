@@ -118,7 +118,8 @@ def test_a_noun_the_site_writes_in_hiragana_is_a_query_word(text: str, word: str
 
 
 def test_a_noun_counts_in_what_is_left_of_an_utterance_only_if_it_was_said() -> None:
-    # without それ and どこ, それはどこで見つかったの leaves はで見つかったの: はで (派手) was not said
+    # without それ and どこ, それはどこで見つかったの leaves はで見つかったの:
+    # はで (派手) was not said
     nouns = frozenset({"はで"})
     assert not any(_HIRAGANA.match(t) for t in content_terms("それはどこで見つかったの", nouns))
     assert content_strength("それはどこで見つかったの", nouns) < 2
