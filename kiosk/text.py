@@ -263,8 +263,15 @@ def site_nouns(texts: Iterable[str]) -> frozenset[str]:
                 read[text] += times
     # A string read as a noun in few of the places the site writes it is mostly part of other
     # words there (もの of ものです, により); a name keeps its share (みなと of みなと駅).
-    return frozenset(word for word, times in read.items()
-                     if times >= SITE_NOUN_SHARE * sum(n * t.count(word) for t, n in runs.items()))
+    # Counted by each run's substrings of a noun's lengths: one pass over the site's text.
+    sizes = sorted({len(w) for w in read})
+    written: Counter[str] = Counter()
+    for token, times in runs.items():
+        for size in sizes:
+            for at in range(len(token) - size + 1):
+                if token[at:at + size] in read:
+                    written[token[at:at + size]] += times
+    return frozenset(w for w, times in read.items() if times >= SITE_NOUN_SHARE * written[w])
 
 
 def _nouns_in(segment: str, nouns: frozenset[str], said: str | None = None) -> list[str]:
