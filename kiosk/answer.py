@@ -429,9 +429,12 @@ def _announces(sentence: str, lex: Lexicon) -> bool:
     saying it: a page's description or a link's blurb."""
     low = sentence.lower()
     if lex.word_boundaries:  # English opens with it; Japanese says it at the end
-        words = low.split()
-        return any(words[:len(p.split())] == p.split() for p in lex.announces)
+        return _opens_with(low.split(), lex.announces)
     return any(p in low for p in lex.announces)
+
+
+def _opens_with(words: list[str], phrases: tuple[str, ...]) -> bool:
+    return any(words[:len(p.split())] == p.split() for p in phrases)
 
 
 def _with_antecedent(sents: list[str], heads: list[str], start: int, lex: Lexicon,
@@ -488,10 +491,7 @@ def _orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
 def _sends_on(sentence: str, lex: Lexicon) -> bool:
     """Opens by sending the reader elsewhere ("For more information, call ..."): English says
     it first; Japanese sends on at the end (詳しくは…をご覧ください), which `announces` holds."""
-    words = clean(sentence).split()
-    if lex.word_boundaries:
-        return any(words[:len(p.split())] == p.split() for p in lex.points)
-    return False
+    return lex.word_boundaries and _opens_with(clean(sentence).split(), lex.points)
 
 
 # Shapes of answers a lexicon cue can name in angle brackets: "what time" = ["<time>", ...].

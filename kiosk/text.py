@@ -281,11 +281,10 @@ def _nouns_in(segment: str, nouns: frozenset[str], said: str | None = None) -> l
     leaves はで見つかったの, and はで (派手) was not said."""
     if not nouns or len(segment) < 2:
         return []
-    longest = max(map(len, nouns))
     out: list[str] = []
     at = 0
     while at < len(segment) - 1:
-        for size in range(min(longest, len(segment) - at), 1, -1):
+        for size in range(len(segment) - at, 1, -1):  # a run is short; the nouns may be many
             word = segment[at:at + size]
             if word in nouns and (said is None or word in said):
                 out.append(word)
@@ -375,15 +374,14 @@ def query_weights(text: str, nouns: frozenset[str] = frozenset()) -> dict[str, f
     return weights
 
 
-def terms(text: str, *, for_query: bool = False, nouns: frozenset[str] = frozenset(),
-          said: str | None = None) -> list[str]:
+def terms(text: str, *, for_query: bool = False) -> list[str]:
     """Index terms: Latin words (stopwords dropped, inflections folded) and CJK character 2-grams.
 
     CJK runs are first cut where the script changes (kanji / katakana / hiragana), so 2-grams
     never straddle a particle; the index also holds each kanji alone, and each katakana word
-    whole (`KATAKANA_WHOLE_SHARE`). In queries, a hiragana segment keeps only the site's
-    `nouns` in it (さくら of さくらのほうは): the rest is function words (それを, ですか),
-    noise. `said`: the text as said, when `text` is what is left of it (`content_terms`).
+    whole (`KATAKANA_WHOLE_SHARE`). In queries, hiragana segments are dropped: in an
+    utterance they are nearly always function words (それを, ですか), noise; the site's own
+    hiragana nouns are searched by `query_weights`, which the search reads.
     """
     text = spell_numbers(normalize(text))
     stop = _stopwords()
@@ -393,8 +391,6 @@ def terms(text: str, *, for_query: bool = False, nouns: frozenset[str] = frozens
             for segment in _script_segments(token):
                 hiragana = bool(_HIRAGANA_ONLY.match(segment))
                 if hiragana and for_query:
-                    for word in _nouns_in(segment, nouns, said):
-                        out.extend(word[i : i + 2] for i in range(len(word) - 1))
                     continue
                 if len(segment) == 1:
                     if not hiragana:
@@ -415,10 +411,10 @@ def terms(text: str, *, for_query: bool = False, nouns: frozenset[str] = frozens
     return out
 
 
-def content_terms(text: str, nouns: frozenset[str] = frozenset()) -> list[str]:
+def content_terms(text: str) -> list[str]:
     """Query terms of what remains once the conversation's own phrases (deixis, acts, requests,
     interrogatives) that occur in the text are cut out."""
-    return terms(strip_function_phrases(text), for_query=True, nouns=nouns, said=text)
+    return terms(strip_function_phrases(text), for_query=True)
 
 
 @lru_cache(maxsize=4)

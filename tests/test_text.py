@@ -111,18 +111,21 @@ def test_the_nouns_a_site_writes_in_hiragana() -> None:
 def test_a_noun_the_site_writes_in_hiragana_is_a_query_word(text: str, word: str) -> None:
     nouns = site_nouns([_SITE])
     grams = [word[i:i + 2] for i in range(len(word) - 1)]
-    assert set(grams) <= set(content_terms(text, nouns))
+    assert set(grams) <= set(query_weights(text, nouns))
     assert sum(query_weights(text, nouns)[g] for g in grams) == pytest.approx(1.0)
     assert content_strength(text, nouns) >= len(word) - 1
-    assert not set(grams) & set(content_terms(text))  # without the site's nouns: none
+    # without the site's nouns: none
+    assert not set(grams) & set(query_weights(text))
+    assert content_strength(text) < content_strength(text, nouns)
 
 
 def test_a_noun_counts_in_what_is_left_of_an_utterance_only_if_it_was_said() -> None:
     # without それ and どこ, それはどこで見つかったの leaves はで見つかったの:
     # はで (派手) was not said
     nouns = frozenset({"はで"})
-    assert not any(_HIRAGANA.match(t) for t in content_terms("それはどこで見つかったの", nouns))
-    assert content_strength("それはどこで見つかったの", nouns) < 2
+    said = "それはどこで見つかったの"
+    assert not any(_HIRAGANA.match(t) for t in query_weights(said, nouns))
+    assert content_strength(said, nouns) == content_strength(said) < 2
 
 
 @pytest.mark.parametrize(
