@@ -60,6 +60,21 @@ def test_an_html_block_or_a_list_item_that_is_one_link_is_marked_unsaid() -> Non
     assert sections[0].unsaid == ("KJ method", "Lean coffee")
 
 
+def test_markdown_heading_attributes_escapes_and_code_spans_are_not_said_as_markup() -> None:
+    """Seen on real documentation sites: "# Accessibility {#accessibility}" was a title said
+    with its anchor, "\\#1" kept its backslash, and "`<textarea>` 内の補間は…" lost the element
+    it is about to the tag stripper."""
+    title, sections = parse_markdown(
+        "# アクセシビリティー {#accessibility}\n基本的には \\#1 と同じ問題です。\n"
+        "## Links {#links .small}\n`<textarea>` 内の補間は機能しません。\n"
+        "Type \\*stars\\* and `v-model`, not <b>bold</b>.\n")
+    assert title == "アクセシビリティー"
+    assert [s.heading for s in sections] == ["アクセシビリティー", "Links"]
+    assert sections[0].text == "基本的には #1 と同じ問題です。"
+    assert sections[1].text == ("textarea 内の補間は機能しません。\n"
+                                "Type *stars* and v-model, not bold.")
+
+
 def test_markdown_title_falls_back_to_first_heading() -> None:
     assert parse_markdown("intro\n# The Title\nbody")[0] == "The Title"
 

@@ -105,6 +105,15 @@ _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
+# A heading's attribute block (Pandoc, kramdown, Hugo, VitePress: "## Links {#links}"): markup.
+_HEADING_ATTRS = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
+# A backslash before ASCII punctuation is CommonMark's escape: the character as itself, kept
+# out of the markup's way (a private-use stand-in) until the markup is gone.
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_STAND_IN = re.compile("[\ue000-\ue07f]")
+# A code span: literal text, whatever it holds ("`<textarea>` 内の補間" names the element).
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_TAG_IN_CODE = re.compile(r"</?([A-Za-z][\w-]*)[^<>]*?/?>")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 # Markdown-it / VuePress containers (`::: tip`, `:::`): markup, not text.
@@ -176,7 +185,16 @@ def _front_matter_sections(block: str) -> list[Section]:
     return [s for s in sections if s.text]
 
 
+def _code_span(match: re.Match[str]) -> str:
+    """A code span's text, an HTML element in it said by its name ("`<textarea>`" ->
+    "textarea"): the tag stripper after this would drop it, and the sentence around it with
+    it would name nothing."""
+    return _TAG_IN_CODE.sub(lambda m: m.group(1), match.group(2).strip())
+
+
 def _inline_markdown(line: str) -> str:
+    line = _ESCAPED.sub(lambda m: chr(0xE000 + ord(m.group(1))), line)
+    line = _CODE_SPAN.sub(_code_span, line)
     line = _IMAGE.sub(lambda m: m.group(1), line)
     line = _LINK.sub(lambda m: m.group(1), line)
     line = _REF_LINK.sub(lambda m: m.group(1), line)
@@ -188,7 +206,7 @@ def _inline_markdown(line: str) -> str:
         line = line.lstrip()[1:]
     if "|" in line:
         line = " ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
-    return line.strip()
+    return _STAND_IN.sub(lambda m: chr(ord(m.group(0)) - 0xE000), line).strip()
 
 
 def parse_markdown(source: str) -> tuple[str, list[Section]]:
@@ -223,7 +241,7 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         if head:
             flush()
             prose, code, links = [], [], []
-            heading = _inline_markdown(head.group(2))
+            heading = _inline_markdown(_HEADING_ATTRS.sub("", head.group(2)))
             if not title and len(head.group(1)) == 1:
                 title = heading
             continue
