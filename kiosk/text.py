@@ -29,21 +29,10 @@ SENTENCE_END_JA = re.compile(r"[。！？!?][）」』)]*$")
 
 
 def normalize(text: str) -> str:
-    """NFKC, lower case, Japanese word spaces removed (recognizers insert them), spaces folded,
-    contractions typed without their apostrophe written with it ("dont" -> "don't")."""
+    """NFKC, lower case, Japanese word spaces removed (recognizers insert them), spaces folded."""
     text = unicodedata.normalize("NFKC", text).lower()
     text = _SPACE_BETWEEN_CJK.sub("", text)
-    text = " ".join(text.split())
-    found, written = _contractions()
-    return found.sub(lambda m: written[m.group(0)], text) if written else text
-
-
-@lru_cache(maxsize=1)
-def _contractions() -> tuple[re.Pattern[str], dict[str, str]]:
-    written = {k: v for lang in LANGS for k, v in load_lexicon(lang).contractions}
-    words = "|".join(sorted(map(re.escape, written), key=len, reverse=True))
-    # not inside a longer word, nor before an apostrophe of its own ("dont's" is no contraction)
-    return re.compile(f"(?<![\\w'’])(?:{words})(?![\\w'’])" if words else "(?!)"), written
+    return " ".join(text.split())
 
 
 def lower_first(text: str) -> str:

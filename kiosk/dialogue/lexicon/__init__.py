@@ -31,9 +31,6 @@ class Lexicon:
     stopwords: frozenset[str]
     number_words: tuple[tuple[str, int], ...]
     number_counters: tuple[str, ...]
-    # contractions typed or transcribed without their apostrophe ("dont", "whats"), folded
-    # back to the written form, so that they are the function words they are
-    contractions: tuple[tuple[str, str], ...]
     # a speaker's hesitations ("uh", えっと): no words of the question, left out before its shape
     # is read ("列を増やすにはえー" ends like a follow-up, in は)
     hesitations: tuple[str, ...]
@@ -267,8 +264,6 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         stopwords=frozenset(_tuple(text, "stopwords", f"{lang}.text")),
         number_words=tuple((k, int(v)) for k, v in text.get("number_words", {}).items()),
         number_counters=_tuple(text, "number_counters", f"{lang}.text"),
-        contractions=tuple((_norm(k), _norm(str(v)))
-                           for k, v in text.get("contractions", {}).items()),
         hesitations=_tuple(text, "hesitations", f"{lang}.text"),
         acts={act: _tuple(acts_t, act, f"{lang}.acts") for act in ACTS},
         act_fillers=_tuple(acts_t, "fillers", f"{lang}.acts"),
