@@ -167,6 +167,19 @@ def test_follow_up_with_words_of_its_own_stays_on_the_page_pointed_at(brain: Bra
     assert follow.ranking[0] == "en/cafe.md"
 
 
+@pytest.mark.parametrize(("first", "then", "page"), [
+    ("プラネタリウムの料金はいくら", "ロッカーを使うには", "ja/lockers.md"),
+    ("団体で予約するときの注意は", "写真を撮るときのルールは", "ja/photography.md"),
+])
+def test_a_new_topic_asked_in_a_follow_ups_shape_is_answered_from_its_own_page(
+        brain: Brain, first: str, then: str, page: str) -> None:
+    """〜には / 〜は after another topic: the old topic's page used to answer (the tickets for
+    the lockers, the school visits for the photography rules)."""
+    before = brain.respond((), first, lang="ja")
+    after = brain.respond((before.exchange(),), then, lang="ja")
+    assert after.reply.page_id == page
+
+
 def test_this_plus_a_noun_is_the_page_on_screen(brain: Brain) -> None:
     """The visitor tapped to the tickets page after the cafe's answer: "this" is the screen."""
     first = brain.respond((), "カフェはどこ", None, "ja")

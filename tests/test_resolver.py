@@ -252,6 +252,36 @@ def test_weak_bare_search_adds_previous_exchange_as_ellipsis() -> None:
     assert r.pool > 0  # own content: context only reorders what the words found
 
 
+@pytest.mark.parametrize(("lang", "utterance"), [
+    ("ja", "ロッカーを使うには"),
+    ("ja", "写真を撮るときのルールは"),
+    ("en", "and how do i book a school visit"),
+])
+def test_a_follow_up_by_shape_alone_whose_words_name_a_page_is_a_question_of_its_own(
+        lang: str, utterance: str) -> None:
+    """〜は / 〜には / "and ..." is also how a visitor opens a new topic: when the words alone
+    find one page with a clear lead, no old topic is added (nor its page favoured)."""
+    history = _history(lang)
+    a = analyze(utterance, history, load_lexicon(lang), P)
+    assert a.kind == IMMEDIATE and a.shaped and a.needs_confidence
+    r = decide(a, history, P, bare_confidence=(0.37, 0.25))
+    assert r.kind == INDEPENDENT and r.query is not None and len(r.query.segments) == 1
+    assert not r.anchors
+    # no clear lead: the shape is read as a follow-up, as before
+    r = decide(a, history, P, bare_confidence=(0.37, 0.10))
+    assert r.kind == IMMEDIATE and r.query is not None and len(r.query.segments) > 1
+
+
+def test_a_follow_up_with_a_deictic_word_or_too_few_words_stays_a_follow_up() -> None:
+    lex = load_lexicon("ja")
+    a = analyze("それを使うには", JA_HISTORY, lex, P)
+    assert a.kind == IMMEDIATE and not a.shaped
+    assert decide(a, JA_HISTORY, P, bare_confidence=(0.6, 0.6)).kind == IMMEDIATE
+    a = analyze("特典は", JA_HISTORY, lex, P)  # one word: too little to stand alone
+    assert a.shaped
+    assert decide(a, JA_HISTORY, P, bare_confidence=(0.6, 0.6)).kind == IMMEDIATE
+
+
 def test_detail_complaint_without_deixis_takes_the_previous_exchange() -> None:
     a = analyze("wait you're not explaining in detail", EN_HISTORY, load_lexicon("en"), P)
     r = decide(a, EN_HISTORY, P)
