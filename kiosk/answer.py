@@ -531,15 +531,22 @@ _TOPIC = {"en": re.compile(r"^(.{1,80}?)\s(?:is|are|means|refers to)\s", re.I),
           "ja": re.compile(r"^(.{1,25}?)(?:とは|(?<![にでと])は)")}
 
 
+_GLOSS = re.compile(r"\s*[(（][^()（）]*[)）]")
+
+
 def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,
-             lang: str) -> list[float]:
+             lang: str, *, whole: bool = False) -> list[float]:
     """Per sentence, _DEFINES_WEIGHT when its topic is mostly the visitor's words: the
     words before its "is" / は, or, for the first sentence under a heading that has no such
-    topic, the heading (a glossary: "### Home" then what it is)."""
+    topic, the heading (a glossary: "### Home" then what it is). `whole`: the topic must also
+    hold most of what was asked ("the pros and cons of X" is not asked by defining X)."""
     def about(text: str) -> bool:
-        topic = index.search_terms(SearchQuery.of(text))
+        # a gloss in brackets is no part of the topic: "The fediverse ("federated universe")"
+        topic = index.search_terms(SearchQuery.of(_GLOSS.sub("", text)))
         held = sum(w for t, w in topic.items() if t in asked)
-        return held > 0.5 * sum(topic.values())
+        if held <= 0.5 * sum(topic.values()):
+            return False
+        return not whole or len(asked & topic.keys()) > 0.5 * len(asked)
 
     out: list[float] = []
     for i, sent in enumerate(sents):
@@ -549,6 +556,18 @@ def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteInd
         defines = about(match.group(1)) if match is not None else first and about(heads[i])
         out.append(_DEFINES_WEIGHT if defines else 0.0)
     return out
+
+
+def page_defines(index: SiteIndex, page_id: str, utterance: str, lex: Lexicon) -> bool:
+    """Whether a page holds a sentence that defines what a "what is X" question asks about,
+    all of it (`_defines`); True for any other question, which wants no definition."""
+    if not lex.find(clean(utterance), lex.asks_what):
+        return True
+    asked = set(index.search_terms(SearchQuery.of(utterance)))
+    if not asked:
+        return True
+    sents, heads, _ = _page_sentences(index, page_id)
+    return any(_defines(sents, heads, asked, index, lex.lang, whole=True))
 
 
 # A sentence the conversation has said already yields to one it has not, unless it answers by

@@ -20,6 +20,7 @@ from kiosk.answer import (
     compose,
     decline,
     out_of_scope,
+    page_defines,
     page_holds,
 )
 from kiosk.dialogue.history import Exchange, History
@@ -252,6 +253,17 @@ class Brain:
                 return _leading(hits, hit.page_id, self.index)
         return hits
 
+    def _defined(self, hits: list[PageHit], utterance: str, lex: Lexicon) -> list[PageHit]:
+        """A question asking what something is ("what is the fediverse", Xって何) whose best
+        page does not define it, while one of the next few does ("The fediverse is the name
+        for ..."): that page answers it."""
+        if page_defines(self.index, hits[0].page_id, utterance, lex):
+            return hits
+        for hit in hits[1:self.params.answer.shape_reach]:
+            if page_defines(self.index, hit.page_id, utterance, lex):
+                return _leading(hits, hit.page_id, self.index)
+        return hits
+
     def _bare(self, utterance: str, lang: str) -> tuple[Scores, list[PageHit]]:
         scores = self.index.score(SearchQuery.of(utterance), self.embedder, lang,
                                   self.params.rank)
@@ -391,6 +403,8 @@ class Brain:
         if hits and resolution.query is not None and resolution.kind in (
                 INDEPENDENT, IMMEDIATE, ELLIPSIS, DISTANT):
             hits = self._shaped(hits, analysis.utterance, lex)
+        if hits and resolution.query is not None and resolution.kind == INDEPENDENT:
+            hits = self._defined(hits, analysis.utterance, lex)
         if analysis.cut_off:
             # Stopped mid-phrase ("... for the", 〜はえっと): an answer would guess the rest of
             # the question. It is asked again; the pages found stay ranked (the screen stays).

@@ -423,6 +423,11 @@ def _said_from_first_chunk(root: Path, page: str, question: str, lang: str) -> s
     ("ja", "# モデレーター\nモデレーターの募集はサーバー管理者が行います。\n"
            "モデレーターは、不適切な投稿を削除する権限を持つユーザーです。\n",
      "モデレーターって何", "モデレーターは、不適切な投稿"),
+    # a gloss in brackets is no part of what the sentence is about
+    ("en", "# About\nThe fediverse keeps growing every year.\n"
+           "The fediverse (\u201cfederated universe\u201d) is the name for all websites that "
+           "talk to each other.\n",
+     "what is the fediverse", "The fediverse (\u201cfederated universe\u201d) is the name"),
     # a glossary: the heading names it, the sentence under it says what it is
     ("ja", "# 公開範囲\nホーム画面の設定は後から変えられます。\n## ホーム\n"
            "全ての人に公開されますが、ローカルのタイムラインには流れません。\n",
@@ -434,6 +439,27 @@ def test_what_is_x_is_answered_by_the_sentence_that_defines_x(
     answers, not an earlier one that merely names X."""
     (tmp_path / "page.md").write_text(page, encoding="utf-8")
     assert _said_from_first_chunk(tmp_path, "page.md", question, lang).startswith(said)
+
+
+def test_what_is_x_is_answered_from_a_page_that_defines_x(tmp_path: Path) -> None:
+    """The best page names the fediverse four times and defines it nowhere; the page that
+    says what it is answers "what is the fediverse". Asked what the fediverse's rules say,
+    the best page stays: defining the fediverse is not all of that question."""
+    (tmp_path / "posting.md").write_text(
+        "# Posting\nFediverse replies show in the fediverse feed. Fediverse software "
+        "differs. Posts reach the fediverse.\n", encoding="utf-8")
+    (tmp_path / "about.md").write_text(
+        "# About Mastodon\nMastodon is free software.\n"
+        "The fediverse (\u201cfederated universe\u201d) is the name for all websites that "
+        "talk to each other.\n", encoding="utf-8")
+    brain = _brain(tmp_path)
+    hits = brain._bare("what is the fediverse", "en")[1]
+    assert hits[0].page_id == "posting.md"  # the words alone find the page that names it
+    turn = brain.respond((), "what is the fediverse", None, "en")
+    assert turn.reply.page_id == "about.md" and turn.hits[0].page_id == "about.md"
+    assert turn.reply.text.startswith("The fediverse (")
+    other = brain.respond((), "what are the fediverse software replies", None, "en")
+    assert other.hits[0].page_id == "posting.md"
 
 
 def test_a_follow_up_is_answered_with_what_was_not_said_yet(tmp_path: Path) -> None:
