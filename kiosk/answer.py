@@ -542,6 +542,7 @@ def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteInd
     hold most of what was asked ("the pros and cons of X" is not asked by defining X)."""
     def about(text: str) -> bool:
         # a gloss in brackets is no part of the topic: "The fediverse ("federated universe")"
+        # (a heading's too)
         topic = index.search_terms(SearchQuery.of(_GLOSS.sub("", text)))
         held = sum(w for t, w in topic.items() if t in asked)
         if held <= 0.5 * sum(topic.values()):
@@ -550,7 +551,8 @@ def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteInd
 
     out: list[float] = []
     for i, sent in enumerate(sents):
-        match = _TOPIC.get(lang, _TOPIC["en"]).match(sent)
+        # (the gloss out first: its own は must not end the topic, Vue（発音は /vjuː/）は…)
+        match = _TOPIC.get(lang, _TOPIC["en"]).match(_GLOSS.sub("", sent))
         first = heads[i] != "" and _opens_section(heads, i)
         # a sentence with a topic of its own is about that topic, whatever its heading
         defines = about(match.group(1)) if match is not None else first and about(heads[i])

@@ -428,6 +428,10 @@ def _said_from_first_chunk(root: Path, page: str, question: str, lang: str) -> s
            "The fediverse (\u201cfederated universe\u201d) is the name for all websites that "
            "talk to each other.\n",
      "what is the fediverse", "The fediverse (\u201cfederated universe\u201d) is the name"),
+    ("ja", "# はじめに\nVue のドキュメントへようこそ。このガイドで Vue を学べます。\n"
+           "Vue（発音は /vjuː/、view と同様）は、ユーザーインターフェースの構築のための "
+           "JavaScript フレームワークです。\n",
+     "Vueって何", "Vue（発音は"),
     # a glossary: the heading names it, the sentence under it says what it is
     ("ja", "# 公開範囲\nホーム画面の設定は後から変えられます。\n## ホーム\n"
            "全ての人に公開されますが、ローカルのタイムラインには流れません。\n",
