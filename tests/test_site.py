@@ -75,6 +75,38 @@ def test_markdown_heading_attributes_escapes_and_code_spans_are_not_said_as_mark
                                 "Type *stars* and v-model, not bold.")
 
 
+def test_a_paragraph_wrapped_by_hand_is_one_paragraph() -> None:
+    """A source wrapped at 80 columns cuts sentences at its line ends: "If eligibility cannot
+    be proven, the ticket can be converted" / "into a standard or business ticket." was said as
+    "into a standard or business ticket.". Short lines (an address) end where they end."""
+    _, sections = parse_markdown(
+        "# Tickets\n"
+        "Tickets may be subject to proof of eligibility. If eligibility cannot be proven,\n"
+        "the ticket can be converted into a standard or business ticket.\n\n"
+        "- Bring the application form to a funeral director or a regional office near\n"
+        "  you, or to a post office.\n"
+        "- Call ahead.\n\n"
+        "Memorial Products Service (41B)\nDepartment of Veterans Affairs\n5109 Russell Road\n\n"
+        "サーバーによっては、広告収入により運営費を賄っていることがあります。また、\n"
+        "アドブロッカーは広告と関係のない機能を誤ってブロックすることがあります。\n\n"
+        "For the details of refunds and how to ask for one, see the page about our\n"
+        "[refund policy](/refunds/).\n")
+    assert sections[0].text.split("\n") == [
+        "Tickets may be subject to proof of eligibility. If eligibility cannot be proven, "
+        "the ticket can be converted into a standard or business ticket.",
+        "Bring the application form to a funeral director or a regional office near you, "
+        "or to a post office.",
+        "Call ahead.",
+        "Memorial Products Service (41B)", "Department of Veterans Affairs",
+        "5109 Russell Road",
+        "サーバーによっては、広告収入により運営費を賄っていることがあります。また、"
+        "アドブロッカーは広告と関係のない機能を誤ってブロックすることがあります。",
+        "For the details of refunds and how to ask for one, see the page about our "
+        "refund policy.",
+    ]
+    assert sections[0].unsaid == ()
+
+
 def test_markdown_title_falls_back_to_first_heading() -> None:
     assert parse_markdown("intro\n# The Title\nbody")[0] == "The Title"
 

@@ -209,6 +209,45 @@ def _inline_markdown(line: str) -> str:
     return _STAND_IN.sub(lambda m: chr(ord(m.group(0)) - 0xE000), line).strip()
 
 
+_CJK_CHAR = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff60]")
+# A source line that starts a block of its own (an item, a quote, a table row, HTML or JSX):
+# never the rest of the line before it.
+_BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|>|\||<|:{3,}|#)")
+# How a line that ends its sentence or its line ends: a full stop, a colon, a hard break.
+_LINE_ENDS = re.compile(r"(?:[.!?。！？:：;；]|[.!?。！？][)\"”’」』）]*)$")
+
+
+# A source wrapped by hand cuts its paragraphs at a column, 72-80 as a rule: a line that
+# reaches that far without ending its sentence goes on in the next line. A shorter line ends
+# where the author meant (an address, a label and its value: "5109 Russell Road"); a longer
+# one is a paragraph of its own.
+_WRAP_WIDTHS = (60, 100)
+
+
+def _width(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+def _wraps(raw_line: str, said: str) -> bool:
+    """Whether a paragraph's source line was cut by the author's wrap mid-sentence, so that
+    the next source line goes on with it: it is as wide as a wrapped line is, has no end
+    mark and no hard break (two spaces, a backslash), and is no line of HTML or JSX."""
+    low, high = _WRAP_WIDTHS
+    if not low <= _width(raw_line.rstrip()) <= high:
+        return False
+    if raw_line.endswith(("  ", "\\")) or raw_line.lstrip().startswith(("<", "|")):
+        return False
+    return bool(said) and not _LINE_ENDS.search(said)
+
+
+def _joined(before: str, after: str) -> str:
+    """Two source lines of one paragraph as one: a space between words, none between two
+    Japanese characters (a wrapped Japanese sentence has no space)."""
+    if _CJK_CHAR.match(before[-1:]) and _CJK_CHAR.match(after[:1]):
+        return before + after
+    return f"{before} {after}"
+
+
 def parse_markdown(source: str) -> tuple[str, list[Section]]:
     title = ""
     rendered: list[Section] = []
@@ -230,9 +269,13 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         if text or code:
             sections.append(Section(heading, text, "\n".join(code), tuple(links)))
 
+    # whether the last line of prose goes on in the next source line (a paragraph wrapped
+    # in the source: "the ticket can be converted" / "into a standard ticket.")
+    open_line = False
     for raw_line in markdown_table_lines(source.splitlines(), _inline_markdown):
         if _FENCE.match(raw_line):
             in_fence = not in_fence
+            open_line = False
             continue
         if in_fence:
             code.append(raw_line)
@@ -241,19 +284,27 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         if head:
             flush()
             prose, code, links = [], [], []
+            open_line = False
             heading = _inline_markdown(_HEADING_ATTRS.sub("", head.group(2)))
             if not title and len(head.group(1)) == 1:
                 title = heading
             continue
         if (_TABLE_RULE.match(raw_line) or _CONTAINER.match(raw_line)
                 or _MODULE_LINE.match(raw_line)):
+            open_line = False
             continue
+        link_line = _is_link_line(raw_line)
         # a trailing backslash is a hard line break
         line = _inline_markdown(raw_line.rstrip().removesuffix("\\"))
-        if line:
+        if line and open_line and not _BLOCK_START.match(raw_line):
+            # (a link the wrap put at a line's start is in the sentence, not a line to click)
+            prose[-1] = _joined(prose[-1], line)
+            link_line = False
+        elif line:
             prose.append(line)
-            if _is_link_line(raw_line):
+            if link_line:
                 links.append(line)
+        open_line = bool(line) and not link_line and _wraps(raw_line, prose[-1] if prose else "")
     flush()
     if not title:
         for section in sections:
