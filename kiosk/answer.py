@@ -512,6 +512,12 @@ _SHAPES = {
         r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
         r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}\b|"
         r"\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(?:19|20)\d\d\b|\d{1,2}月\d{1,2}日|\d{4}年"),
+    # a day of the calendar, not a year alone: what "when is the conference" asks for
+    "<day>": re.compile(
+        r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+        r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+        r"\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|March|April|May|June|July|August|"
+        r"September|October|November|December)\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\d{1,2}月\d{1,2}日"),
     # a length of time
     "<duration>": re.compile(
         r"\b\d+(?:\s?(?:-|–|to)\s?\d+)?\s(?:minutes?|hours?|days?|weeks?|months?|years?)\b|"

@@ -466,6 +466,17 @@ def test_what_is_x_is_answered_from_a_page_that_defines_x(tmp_path: Path) -> Non
     assert other.hits[0].page_id == "posting.md"
 
 
+def test_when_is_answered_with_the_day_not_a_year_alone(tmp_path: Path) -> None:
+    """"When is the conference" wants a day of the calendar (or a clock time); a year alone
+    ("since 2002") is no answer to it."""
+    (tmp_path / "about.md").write_text(
+        "# EuroPython\nThe conference has been run by volunteers since 2002.\n"
+        "Talks, workshops and sprints fill the week.\n"
+        "The conference takes place on 14 - 20 July 2025 in Prague.\n", encoding="utf-8")
+    said = _said_from_first_chunk(tmp_path, "about.md", "when is the conference", "en")
+    assert said.startswith("The conference takes place on 14 - 20 July 2025")
+
+
 def test_a_follow_up_is_answered_with_what_was_not_said_yet(tmp_path: Path) -> None:
     """"What else ..." after a reply from the same page: the sentence just said yields to one
     that holds the visitor's words as well."""
