@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -540,12 +541,12 @@ _TOPIC = {"en": re.compile(r"^(.{1,80}?)\s(?:is|are|means|refers to)\s", re.I),
 _GLOSS = re.compile(r"\s*[(（][^()（）]*[)）]")
 
 
-def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,
-             lang: str, *, whole: bool = False) -> list[float]:
-    """Per sentence, _DEFINES_WEIGHT when its topic is mostly the visitor's words: the
-    words before its "is" / は, or, for the first sentence under a heading that has no such
-    topic, the heading (a glossary: "### Home" then what it is). `whole`: the topic must also
-    hold most of what was asked ("the pros and cons of X" is not asked by defining X)."""
+def _defining(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,
+              lang: str, *, whole: bool = False) -> Iterator[bool]:
+    """Per sentence, whether its topic is mostly the visitor's words: the words before its
+    "is" / は, or, for the first sentence under a heading that has no such topic, the heading
+    (a glossary: "### Home" then what it is). `whole`: the topic must also hold most of what
+    was asked ("the pros and cons of X" is not asked by defining X)."""
     def about(text: str) -> bool:
         # a gloss in brackets is no part of the topic: "The fediverse ("federated universe")"
         # (a heading's too)
@@ -555,15 +556,18 @@ def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteInd
             return False
         return not whole or len(asked & topic.keys()) > 0.5 * len(asked)
 
-    out: list[float] = []
     for i, sent in enumerate(sents):
         # (the gloss out first: its own は must not end the topic, Vue（発音は /vjuː/）は…)
         match = _TOPIC.get(lang, _TOPIC["en"]).match(_GLOSS.sub("", sent))
         first = heads[i] != "" and _opens_section(heads, i)
         # a sentence with a topic of its own is about that topic, whatever its heading
-        defines = about(match.group(1)) if match is not None else first and about(heads[i])
-        out.append(_DEFINES_WEIGHT if defines else 0.0)
-    return out
+        yield about(match.group(1)) if match is not None else first and about(heads[i])
+
+
+def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,
+             lang: str) -> list[float]:
+    """Per sentence, _DEFINES_WEIGHT when it defines what was asked about (`_defining`)."""
+    return [_DEFINES_WEIGHT if d else 0.0 for d in _defining(sents, heads, asked, index, lang)]
 
 
 def page_defines(index: SiteIndex, page_id: str, utterance: str, lex: Lexicon) -> bool:
@@ -575,7 +579,7 @@ def page_defines(index: SiteIndex, page_id: str, utterance: str, lex: Lexicon) -
     if not asked:
         return True
     sents, heads, _ = _page_sentences(index, page_id)
-    return any(_defines(sents, heads, asked, index, lex.lang, whole=True))
+    return any(_defining(sents, heads, asked, index, lex.lang, whole=True))
 
 
 # A sentence the conversation has said already yields to one it has not, unless it answers by
