@@ -447,8 +447,8 @@ def test_what_is_x_is_answered_by_the_sentence_that_defines_x(
 
 def test_what_is_x_is_answered_from_a_page_that_defines_x(tmp_path: Path) -> None:
     """The best page names the fediverse four times and defines it nowhere; the page that
-    says what it is answers "what is the fediverse". Asked what the fediverse's rules say,
-    the best page stays: defining the fediverse is not all of that question."""
+    says what it is answers "what is the fediverse". Asked what the fediverse software's
+    replies are, the best page stays: defining the fediverse is not all of that question."""
     (tmp_path / "posting.md").write_text(
         "# Posting\nFediverse replies show in the fediverse feed. Fediverse software "
         "differs. Posts reach the fediverse.\n", encoding="utf-8")

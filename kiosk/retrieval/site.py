@@ -213,7 +213,8 @@ _CJK_CHAR = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff60]"
 # A source line that starts a block of its own (an item, a quote, a table row, HTML or JSX):
 # never the rest of the line before it.
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|>|\||<|:{3,}|#)")
-# How a line that ends its sentence or its line ends: a full stop, a colon, a hard break.
+# How a line that ends its sentence ends: a full stop (perhaps inside a closing bracket or
+# quote), a colon or a semicolon.
 _LINE_ENDS = re.compile(r"(?:[.!?。！？:：;；]|[.!?。！？][)\"”’」』）]*)$")
 
 
