@@ -219,6 +219,8 @@ def _item(line: str, lang: str) -> bool:
 
 
 _EXAMPLES = ("like", "including")  # a list of examples after these may be said in part
+# A list item that pairs a label with its value: "Monday: Tutorials", 月曜日：ワークショップ.
+_LABELLED = re.compile(r"^[^:：]{1,60}[:：]\s*\S")
 _CONJUNCTION_END = re.compile(r"[,;]?\s+(and|or)$", re.I)
 
 
@@ -231,7 +233,9 @@ def _join_items(items: list[str], lang: str, lead: str) -> str:
     # an item may carry the list's own conjunction ("..., and" / "..., or")
     said = [_CONJUNCTION_END.search(i) for i in items]
     joiner = next((m.group(1).lower() for m in said if m is not None), "and")
-    items = [lower_first(_CONJUNCTION_END.sub("", i)) for i in items]
+    # (a label keeps its capital: "Monday: Tutorials" is a name, not the sentence's word)
+    items = [_CONJUNCTION_END.sub("", i) for i in items]
+    items = [i if _LABELLED.match(i) else lower_first(i) for i in items]
     if len(items) == 2:
         return f"{items[0]} {joiner} {items[1]}"
     return ", ".join(items[:-1]) + f", {joiner} {items[-1]}"
@@ -266,8 +270,12 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
             # examples ("..., like:") may be said in part; a list of conditions may not
             some = lang != "ja" and lead.lower().split()[-1] in _EXAMPLES
             unfinished = unfinished or some
+            # ... or every item pairs a label with its value, as a timetable does ("Monday &
+            # Tuesday (14 & 15 July): Tutorials & Workshops"): the answer is in the items
             joined = unfinished or any(
-                _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1])
+                _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1]) or (
+                j - i - 1 >= LIST_ITEMS[0]
+                and all(_LABELLED.match(x.strip()) for x in lines[i + 1:j]))
             if joined and LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]:
                 colon = "" if unfinished else ("：" if lang == "ja" else ":")
                 fewest = LIST_ITEMS[0] if some else j - i - 1  # items said at the least

@@ -466,6 +466,23 @@ def test_what_is_x_is_answered_from_a_page_that_defines_x(tmp_path: Path) -> Non
     assert other.hits[0].page_id == "posting.md"
 
 
+def test_a_timetable_list_is_said_with_its_lead_in() -> None:
+    """A finished lead-in before bare items is a list introduction and is not said, but when
+    every item pairs a label with its value (a timetable), the answer is in the items: the
+    schedule of EuroPython's FAQ was said by nothing at all."""
+    said = lists_as_sentences([
+        "The conference will be organised into three phases:",
+        "Monday & Tuesday (14 & 15 July): Tutorials & Workshops",
+        "Wednesday – Friday (16 – 18 July): Main Conference Days",
+        "Saturday & Sunday (19 & 20 July): Sprint Days"], "en")
+    assert said == ["The conference will be organised into three phases: Monday & Tuesday "
+                    "(14 & 15 July): Tutorials & Workshops, Wednesday – Friday (16 – 18 July): "
+                    "Main Conference Days, and Saturday & Sunday (19 & 20 July): Sprint Days."]
+    # items that are no labels stay a list introduction's, unsaid as before
+    assert lists_as_sentences(["Related pages are listed here:", "Tickets", "Parking"],
+                              "en") == ["Related pages are listed here:", "Tickets", "Parking"]
+
+
 def test_when_is_answered_with_the_day_not_a_year_alone(tmp_path: Path) -> None:
     """"When is the conference" wants a day of the calendar (or a clock time); a year alone
     ("since 2002") is no answer to it."""
