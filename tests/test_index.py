@@ -168,6 +168,29 @@ def test_a_section_that_retells_another_page_answers_for_that_page(tmp_path: Pat
     assert pages[index.position("b.md")] < home / 2
 
 
+def test_a_long_section_under_another_pages_title_stays_its_own(tmp_path: Path) -> None:
+    """A quick start's "Creating an app" steps run over several chunks: a page's own
+    account, not a blurb, so the page titled "Creating an app" does not answer for it."""
+    root = tmp_path / "site"
+    root.mkdir()
+    steps = " ".join(f"Step {n}: install the tool and run the setup command number {n} to "
+                     f"create the project files." for n in range(1, 40))
+    (root / "quick-start.md").write_text(f"# Quick start\n## Creating an app\n{steps}",
+                                         encoding="utf-8")
+    (root / "app.md").write_text("# Creating an app\nEvery app starts from one root "
+                                 "component that is mounted on the page.", encoding="utf-8")
+    emb = HashingEmbedder()
+    index = build_index(root, emb)
+    start = index.page("quick-start.md")
+    assert start is not None and start.n_chunks >= 3
+    hits = index.search(SearchQuery.of("install the tool and run the setup command"), emb, "en")
+    assert hits[0].page_id == "quick-start.md"
+    plain = RankWeights(retelling_yield=1.0)
+    assert hits[0].score == pytest.approx(
+        index.search(SearchQuery.of("install the tool and run the setup command"), emb, "en",
+                     plain)[0].score)
+
+
 def test_rebuild_reuses_vectors_of_unchanged_chunks(tmp_path: Path) -> None:
     site = _site(tmp_path / "site")
     first = build_index(site, HashingEmbedder())

@@ -11,7 +11,7 @@ import json
 import logging
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -46,6 +46,10 @@ OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
 # the last exchanges, scored already when they were said (8 bytes a chunk each: 0.12 MB at
 # the brain bench's 15,000 chunks).
 SEGMENTS_REMEMBERED = 32
+# A section retells another page (`_retold`) when it is a blurb: this many chunks at most. A
+# longer section under another page's title is a page's own account (a quick start's
+# "Creating a Vue Application" steps, a blog post's "Plugins").
+RETELLING_CHUNKS = 2
 
 
 @dataclass(frozen=True)
@@ -380,8 +384,9 @@ class SiteIndex:
 
     @cached_property
     def _retold(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """Chunks whose heading is another page's title (that title held by one page only,
-        so "Overview" retells nothing), and the page each retells."""
+        """Chunks of a short section (`RETELLING_CHUNKS`) whose heading is another page's
+        title (that title held by one page only, so "Overview" retells nothing), and the page
+        each retells."""
         def key(text: str) -> str:
             return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
@@ -390,11 +395,13 @@ class SiteIndex:
             titled.setdefault(key(page.title), []).append(pos)
         chunks: list[int] = []
         pages: list[int] = []
-        for pos, chunk in enumerate(self.chunks):
-            found = titled.get(key(chunk.heading), []) if chunk.heading.strip() else []
-            if len(found) == 1 and self.pages[found[0]].page_id != chunk.page_id:
-                chunks.append(pos)
-                pages.append(found[0])
+        for run in _sections_of(self.chunks):
+            head = self.chunks[run[0]]
+            found = titled.get(key(head.heading), []) if head.heading.strip() else []
+            if (len(run) <= RETELLING_CHUNKS and len(found) == 1
+                    and self.pages[found[0]].page_id != head.page_id):
+                chunks.extend(run)
+                pages.extend([found[0]] * len(run))
         return np.array(chunks, dtype=np.int64), np.array(pages, dtype=np.int64)
 
     def _page_best(self, chunk: npt.NDArray[np.float32], lang: str,
@@ -528,6 +535,20 @@ class SiteIndex:
 
 
 QUESTION_MARKS = ("?", "？")
+
+
+def _sections_of(chunks: list[Chunk]) -> Iterator[list[int]]:
+    """Positions of the chunks of each section: consecutive chunks of one page under one
+    heading."""
+    run: list[int] = []
+    for pos, chunk in enumerate(chunks):
+        if run and (chunks[run[-1]].page_id != chunk.page_id
+                    or chunks[run[-1]].heading != chunk.heading):
+            yield run
+            run = []
+        run.append(pos)
+    if run:
+        yield run
 
 
 def is_question(heading: str) -> bool:
