@@ -173,12 +173,18 @@ def _field_as_sentence(text: str, lang: str) -> str:
     return said if _END_EN.search(said) else said + "."
 
 
+# A cited work: its quoted title, then only names, a year or a source ("\"User-centered design
+# at 18F\" Chris Cairns, Michelle Hertzfeld, Nick Bristow."): a reference list's line.
+_CITATION = re.compile(r"^[\"“][^\"“”]{3,}[\"”]\s*"
+                       r"(?:(?:[A-Z][\w.'’-]*|\d{4}|and|et al\.?|[,&();:—–-])\s*)*\.?$")
+
+
 def speakable(sentence: str, lang: str) -> str | None:
     """The sentence as it can be spoken, or None when it is not prose: an address, a link or a
     label (no sentence end), a heading or list item, an introduction to a list (ends with a
     colon), or code. A labelled field is said as a sentence."""
     text = _LABEL.sub("", sentence.strip())
-    if not text or _URL.search(text) or text.endswith((":", "：")):
+    if not text or _URL.search(text) or text.endswith((":", "：")) or _CITATION.match(text):
         return None
     text = _field_as_sentence(text, lang)
     if text.endswith((":", "：")):
@@ -550,11 +556,13 @@ _GLOSS = re.compile(r"\s*[(（][^()（）]*[)）]")
 
 
 def _defining(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,
-              lang: str, *, whole: bool = False) -> Iterator[bool]:
+              lang: str, title: str = "", *, whole: bool = False) -> Iterator[bool]:
     """Per sentence, whether its topic is mostly the visitor's words: the words before its
     "is" / は, or, for the first sentence under a heading that has no such topic, the heading
-    (a glossary: "### Home" then what it is). `whole`: the topic must also hold most of what
-    was asked ("the pros and cons of X" is not asked by defining X)."""
+    (a glossary: "### Home" then what it is); the page's opening sentence is under its title
+    (a method card "KJ method" opens "A facilitated exercise in which ..."). `whole`: the
+    topic must also hold most of what was asked ("the pros and cons of X" is not asked by
+    defining X)."""
     def about(text: str) -> bool:
         # a gloss in brackets is no part of the topic: "The fediverse ("federated universe")"
         # (a heading's too)
@@ -567,15 +575,17 @@ def _defining(sents: list[str], heads: list[str], asked: set[str], index: SiteIn
     for i, sent in enumerate(sents):
         # (the gloss out first: its own は must not end the topic, Vue（発音は /vjuː/）は…)
         match = _TOPIC.get(lang, _TOPIC["en"]).match(_GLOSS.sub("", sent))
-        first = heads[i] != "" and _opens_section(heads, i)
+        head = heads[i] or (title if i == 0 else "")
+        first = head != "" and _opens_section(heads, i)
         # a sentence with a topic of its own is about that topic, whatever its heading
-        yield about(match.group(1)) if match is not None else first and about(heads[i])
+        yield about(match.group(1)) if match is not None else first and about(head)
 
 
 def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,
-             lang: str) -> list[float]:
+             lang: str, title: str) -> list[float]:
     """Per sentence, _DEFINES_WEIGHT when it defines what was asked about (`_defining`)."""
-    return [_DEFINES_WEIGHT if d else 0.0 for d in _defining(sents, heads, asked, index, lang)]
+    return [_DEFINES_WEIGHT if d else 0.0
+            for d in _defining(sents, heads, asked, index, lang, title)]
 
 
 def page_defines(index: SiteIndex, page_id: str, utterance: str, lex: Lexicon) -> bool:
@@ -587,7 +597,9 @@ def page_defines(index: SiteIndex, page_id: str, utterance: str, lex: Lexicon) -
     if not asked:
         return True
     sents, heads, _ = _page_sentences(index, page_id)
-    return any(_defining(sents, heads, asked, index, lex.lang, whole=True))
+    info = index.page(page_id)
+    title = info.title if info is not None else ""
+    return any(_defining(sents, heads, asked, index, lex.lang, title, whole=True))
 
 
 # A sentence the conversation has said already yields to one it has not, unless it answers by
@@ -923,7 +935,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     spoken = clean(utterance)  # as the lexicon is written: "Where can I ..." from Whisper
     if lex.find(spoken, lex.asks_what):
         asked = set(index.search_terms(SearchQuery.of(utterance)))
-        prior = _plus(prior, _defines(sents, heads, asked, index, lang))
+        prior = _plus(prior, _defines(sents, heads, asked, index, lang, title))
     prior = _plus(prior, _asked_as(utterance, sents, heads, index, params, embedder))
     start = _best_start(sents, heads, _sentence_query(r.query, index), _cue_terms(spoken, lex),
                         prior, _orphans(sents, heads, lex), _said_before(sents, history))

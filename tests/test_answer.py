@@ -47,6 +47,10 @@ from tests.fakes import HashingEmbedder
     # a page's own questions are its headings or a list of them ("What's on this page")
     ("Where do I get care if I live in a rural area, far from a VA medical center?", "en"),
     ("サーバーはどうやって選べばいいですか？", "ja"),
+    # a reference list's line: a cited title, then its authors
+    ("\"User-centered design at 18F: a design studio for natural resource revenues\" Chris "
+     "Cairns , Michelle Hertzfeld , Nick Bristow.", "en"),
+    ("\u201cDesign studios\u201d (2014), Jane Doe and Bob Roe.", "en"),
 ])
 def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     assert speakable(line, lang) is None
@@ -68,6 +72,9 @@ def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     # Latin words in a Japanese sentence
     ("Contents Warningの略。", "ja", "Contents Warningの略。"),
     ("The cafe is open from 10:00 to 16:30.", "en", "The cafe is open from 10:00 to 16:30."),
+    # a quotation that a sentence goes on from is prose
+    ("\"Taps\" is played at the end of the ceremony.", "en",
+     "\"Taps\" is played at the end of the ceremony."),
     ("The net worth limit is $127,061.", "en", "The net worth limit is $127,061."),
     # an e-mail address or a handle is how to reach someone, not a link
     ("Write to vetcenter.bereavement@va.gov for an appointment.", "en",
@@ -432,6 +439,11 @@ def _said_from_first_chunk(root: Path, page: str, question: str, lang: str) -> s
            "Vue（発音は /vjuː/、view と同様）は、ユーザーインターフェースの構築のための "
            "JavaScript フレームワークです。\n",
      "Vueって何", "Vue（発音は"),
+    # a method card: the page's opening sentence says what its title is
+    ("en", "---\ntitle: KJ method\ndescription: A facilitated exercise in which participants "
+           "list their priorities onto cards.\n---\n## Example\nWe used this method with "
+           "twenty staff members of an election commission.\n",
+     "what is the KJ method", "A facilitated exercise"),
     # a glossary: the heading names it, the sentence under it says what it is
     ("ja", "# 公開範囲\nホーム画面の設定は後から変えられます。\n## ホーム\n"
            "全ての人に公開されますが、ローカルのタイムラインには流れません。\n",

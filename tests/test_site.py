@@ -209,6 +209,26 @@ def test_front_matter_prose_is_text_but_link_cards_are_not() -> None:
     assert sections[-1].heading == "Dental Care"
 
 
+def test_front_matter_fields_a_layout_renders_are_text() -> None:
+    """A method card's layout renders its "what", "why" and "timeRequired" fields: a field
+    that is a sentence is a section under the field's name, a short value with a number is
+    said with its label; the generator's fields (layout, permalink, a date, a category) and a
+    label that is no sentence ("Get Records") are not text."""
+    title, sections = parse_markdown(
+        "---\ntitle: KJ method\nlayout: card\npermalink: /discover/kj-method/\n"
+        "category: Discover\nspoke: Get Records\nlastupdate: 2018-10-6\n"
+        "description: A facilitated exercise in which participants vote.\n"
+        "what: A facilitated exercise in which participants vote.\n"
+        "why: To reach a consensus on priorities with a group of people.\n"
+        "timeRequired: 1\u20132 hours\n---\n## How to do it\nGather four participants.\n")
+    assert title == "KJ method"
+    assert [(s.heading, s.text) for s in sections] == [
+        ("", "A facilitated exercise in which participants vote."),
+        ("Why", "To reach a consensus on priorities with a group of people."),
+        ("Time required", "Time required: 1\u20132 hours"),
+        ("How to do it", "Gather four participants.")]
+
+
 def test_front_matter_that_is_not_yaml_is_only_skipped() -> None:
     title, sections = parse_markdown("---\ntitle: A\ndescription: [unclosed\n---\n# A\nBody.\n")
     assert title == "A" and [s.text for s in sections] == ["Body."]

@@ -1,7 +1,8 @@
 """Loading a site folder: pages (.md / .html) reduced to titled sections of plain text, then chunks.
 
 HTML goes through a real parser (the standard library's tokenizer), never regular expressions.
-Static-site front matter and template tags are metadata, not text: they are not indexed.
+Template tags and the front matter that steers a static-site generator are metadata, not
+text; the front-matter fields a layout renders as prose (a description, a card's "why") are.
 """
 
 from __future__ import annotations
@@ -182,7 +183,47 @@ def _front_matter_sections(block: str) -> list[Section]:
     for key, value in data.items():
         if key not in _TEXT_FIELDS:
             walk(value)
+    said = {s.text for s in sections}
+    for key, value in data.items():
+        field = _rendered_field(str(key), value)
+        if field is not None and field.text not in said:
+            sections.append(field)
+            said.add(field.text)
     return [s for s in sections if s.text]
+
+
+# A page's own front-matter field a layout renders under its name (18F's method cards: "what",
+# "why", "timeRequired"): a sentence, or a short value with a number ("1–2 hours"). Fields
+# that steer the generator are never said, whatever their value.
+_GENERATOR_FIELDS = frozenset({
+    "title", "layout", "template", "permalink", "slug", "id", "type", "lang", "language",
+    "locale", "date", "lastmod", "lastupdate", "updated", "published", "draft", "weight",
+    "order", "image", "thumbnail", "icon", "cover", "banner", "hero", "author", "authors",
+    "tags", "categories", "category", "keywords", "version", "collection", "hub", "spoke",
+    "children", "parent", "body_class", "outline", "display_title", "heading", "aliases",
+    "redirect_from", "redirect_to", "canonical", "sitemap", "toc", "sidebar", "nav", "menu"})
+_SENTENCE_VALUE = re.compile(r"^(?:\S+\s+){3,}\S*[.!?]\s*$|"
+                             r"^.*[\u3040-\u30ff\u4e00-\u9fff].{9,}[。！？]\s*$", re.S)
+_SHORT_VALUE = re.compile(r"^(?=.*\d)(?=.*[^\W\d_])[^/@<>{}]{1,40}$")
+
+
+def _field_label(key: str) -> str:
+    """"timeRequired" / "time_required" -> "Time required"."""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])|[_-]+", " ", key).split()
+    return " ".join(words).capitalize()
+
+
+def _rendered_field(key: str, value: object) -> Section | None:
+    if not isinstance(value, str) or key.lower() in _GENERATOR_FIELDS \
+            or key.lower() in _TEXT_FIELDS or not re.fullmatch(r"[A-Za-z][\w-]*", key):
+        return None
+    text = html_to_text(value).strip()
+    label = _field_label(key)
+    if _SENTENCE_VALUE.search(text):
+        return Section(label, text)
+    if _SHORT_VALUE.match(text) and "\n" not in text:
+        return Section(label, f"{label}: {text}")
+    return None
 
 
 def _code_span(match: re.Match[str]) -> str:
