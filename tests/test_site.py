@@ -229,6 +229,18 @@ def test_front_matter_fields_a_layout_renders_are_text() -> None:
         ("How to do it", "Gather four participants.")]
 
 
+def test_comments_styles_and_scripts_are_not_text_but_code_examples_stay_code() -> None:
+    """A page's HTML comment, style sheet or script is never shown (18F's service blueprint
+    said "@page { margin: 1in; }"); inside a code block the same markup is the example."""
+    _title, sections = parse_markdown(
+        "# A\n<!--\nA note to the editors.\n-->\nBody text.\n<style media=\"print\">\n"
+        "@page {\n  margin: 1in;\n}\n</style>\n<script>\nvar x = 1;\n</script>\n"
+        "```html\n<script setup>\nconst a = 1\n</script>\n<!-- kept -->\n```\n"
+        "After the code.\n")
+    assert [s.text for s in sections] == ["Body text.\nAfter the code."]
+    assert sections[0].code == "<script setup>\nconst a = 1\n</script>\n<!-- kept -->"
+
+
 def test_front_matter_that_is_not_yaml_is_only_skipped() -> None:
     title, sections = parse_markdown("---\ntitle: A\ndescription: [unclosed\n---\n# A\nBody.\n")
     assert title == "A" and [s.text for s in sections] == ["Body."]

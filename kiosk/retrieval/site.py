@@ -290,6 +290,29 @@ def _joined(before: str, after: str) -> str:
     return f"{before} {after}"
 
 
+# What a page holds but never shows: a comment, a style sheet, a script (outside code blocks,
+# where `<script setup>` is an example to read).
+_HIDDEN = re.compile(r"<!--.*?-->|<(style|script|template)\b[^>]*>.*?</\1\s*>", re.S | re.I)
+
+
+def _hidden_out(source: str) -> str:
+    blocks: list[list[str]] = [[]]
+    in_fence = False
+    for line in source.split("\n"):
+        if _FENCE.match(line):
+            if not in_fence:
+                blocks.append([])
+            blocks[-1].append(line)
+            if in_fence:
+                blocks.append([])
+            in_fence = not in_fence
+            continue
+        blocks[-1].append(line)
+    # blocks alternate: prose, fenced code, prose, ...
+    return "\n".join(_HIDDEN.sub("", "\n".join(b)) if i % 2 == 0 else "\n".join(b)
+                     for i, b in enumerate(blocks))
+
+
 def parse_markdown(source: str) -> tuple[str, list[Section]]:
     title = ""
     rendered: list[Section] = []
@@ -298,7 +321,7 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         title = _front_matter_title(match.group(1))
         rendered = _front_matter_sections(match.group(1))
         source = source[match.end():]
-    source = html_tables_said(_TEMPLATE_TAG.sub(" ", source), as_markdown=True)
+    source = html_tables_said(_TEMPLATE_TAG.sub(" ", _hidden_out(source)), as_markdown=True)
     sections: list[Section] = []
     heading = ""
     prose: list[str] = []
