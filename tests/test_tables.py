@@ -44,6 +44,18 @@ def test_an_html_table_needs_a_header_row() -> None:
     assert html_table_sentences(table.replace("th>", "td>")) is None
 
 
+def test_a_table_whose_cells_hold_lists_is_not_said_as_sentences() -> None:
+    """A service blueprint: a step's cell lists its touchpoints; one sentence per row ran them
+    together ("..., website Newspaper Radio Ad Address search, parking Lot Building")."""
+    table = ("<table><tr><th>Layer</th><th>Order</th><th>Eat</th></tr>"
+             "<tr><th>Frontstage</th><td><ul><li>Website</li><li>Radio Ad</li></ul></td>"
+             "<td><ul><li>Parking Lot</li><li>Lobby</li></ul></td></tr></table>")
+    assert html_table_sentences(table) is None
+    one = table.replace("<li>Radio Ad</li>", "").replace("<li>Lobby</li>", "")
+    assert html_table_sentences(one) == [
+        "The layer is frontstage, the order is website, the eat is parking Lot."]
+
+
 def test_a_page_says_its_table_rows(tmp_path: Path) -> None:
     (tmp_path / "rates.md").write_text(
         "# Rates\n\n| If you have no dependents and… | Your rate is: |\n| --- | --- |\n"

@@ -112,6 +112,8 @@ class _TableRows(HTMLParser):
         self.rows: list[list[tuple[str, bool]]] = []
         self._cell: list[str] | None = None
         self._header = False
+        self.listing = False  # a cell holds a list
+        self._items = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "tr":
@@ -120,8 +122,12 @@ class _TableRows(HTMLParser):
             self._end_cell()
             if not self.rows:
                 self.rows.append([])
-            self._cell, self._header = [], tag == "th"
+            self._cell, self._header, self._items = [], tag == "th", 0
         elif tag == "br" and self._cell is not None:
+            self._cell.append(" ")
+        elif tag == "li" and self._cell is not None:
+            self._items += 1
+            self.listing = self.listing or self._items > 1
             self._cell.append(" ")
 
     def handle_endtag(self, tag: str) -> None:
@@ -139,12 +145,14 @@ class _TableRows(HTMLParser):
 
 
 def html_table_sentences(table: str) -> list[str] | None:
-    """The sentences of one <table> whose first row is its header (all <th>), or None."""
+    """The sentences of one <table> whose first row is its header (all <th>), or None. A cell
+    that holds a list has many values, not one to say in a sentence (18F's service blueprint:
+    "Website, Newspaper, Radio Ad" under a step)."""
     parser = _TableRows()
     parser.feed(table)
     parser.close()
     rows = [r for r in parser.rows if r]
-    if len(rows) < 2 or not all(is_head for _, is_head in rows[0]):
+    if len(rows) < 2 or not all(is_head for _, is_head in rows[0]) or parser.listing:
         return None
     header = [text for text, _ in rows[0]]
     said = [row_sentence(header, [text for text, _ in row]) for row in rows[1:]]
