@@ -340,18 +340,33 @@ def _page_sentences(index: SiteIndex,
     if info is None:
         return [], [], []
     chunks = tuple((c.text, c.heading, c.unsaid) for c in index.page_chunks(page_id))
-    out, heads, at = _chunk_sentences(info.lang, chunks)
+    out, heads, at, _ = _chunk_sentences(info.lang, chunks)
     return list(out), list(heads), [info.first_chunk + pos for pos in at]
+
+
+def _page_gaps(index: SiteIndex, page_id: str) -> frozenset[int]:
+    """The page's sentences (`_page_sentences`) that come after something not said under
+    their heading (a list, a lead-in, a label): a reply's run stops before them, since what
+    they go on from was not said ("And many more, including personal websites!" after the
+    definition, the list of servers between them unsaid)."""
+    info = index.page(page_id)
+    if info is None:
+        return frozenset()
+    chunks = tuple((c.text, c.heading, c.unsaid) for c in index.page_chunks(page_id))
+    return _chunk_sentences(info.lang, chunks)[3]
 
 
 @lru_cache(maxsize=256)
 def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], ...]
-                     ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
-    """A page's speakable sentences, their headings and chunk positions, remembered: the
-    page of a conversation is read again at every turn that answers from it."""
+                     ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...],
+                                frozenset[int]]:
+    """A page's speakable sentences, their headings and chunk positions, and those that
+    follow something unsaid under their heading (`_page_gaps`), remembered: the page of a
+    conversation is read again at every turn that answers from it."""
     out: list[str] = []
     heads: list[str] = []
     at: list[int] = []
+    gaps: set[int] = set()
     # The chunks of one heading are read as one text: a list cut by a chunk's length keeps
     # its lead-in ("At least one of these must be true. You:" and its twelve items).
     pos = 0
@@ -366,13 +381,24 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], 
                 if line not in chunks[k][2]:  # a link is where to click, not what to say
                     lines.append(line)
                     line_chunk.append(k)
+        # (a line that is no sentence and is not said: an item, a lead-in, a label; not a
+        # question or a short sentence a paragraph holds, "What is it?")
+        group, unsaid = len(out), False
         for said, first in _list_sentences(lines, lang):
+            before = len(out)
             for sentence in sentences(said):
                 spoken = speakable(sentence, lang)
-                if spoken is not None:
-                    out.append(spoken)
-                    heads.append(chunks[pos][1])
-                    at.append(line_chunk[first])
+                if spoken is None:
+                    continue
+                if unsaid and len(out) > group:
+                    gaps.add(len(out))
+                unsaid = False
+                out.append(spoken)
+                heads.append(chunks[pos][1])
+                at.append(line_chunk[first])
+            ends = _END_JA if lang == "ja" else _END_EN
+            unsaid = unsaid or (len(out) == before and bool(said.strip())
+                                and not ends.search(said.strip()))
         pos = stop
     if not out:
         # Nothing but names under headings (a list of libraries by language): each heading
@@ -386,7 +412,7 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], 
                 out.append(f"{heading.strip()}{colon}{lex.replies['list_join'].join(names)}{end}")
                 heads.append(heading)
                 at.append(pos)
-    return tuple(out), tuple(heads), tuple(at)
+    return tuple(out), tuple(heads), tuple(at), frozenset(gaps)
 
 
 def _fits(lang: str, chosen: list[str], extra: str) -> bool:
@@ -734,15 +760,16 @@ def _announcing(sents: list[str], lex: Lexicon) -> frozenset[int]:
 
 
 def _say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
-              limit: int) -> tuple[tuple[int, ...], str]:
+              limit: int, gaps: frozenset[int] = frozenset()) -> tuple[tuple[int, ...], str]:
     """The run a reply says from its best sentence: with the sentence it leans on, and
-    without a leading connective whose sentence is not said. Positions and text."""
+    without a leading connective whose sentence is not said; it stops before a sentence
+    after something unsaid (`gaps`). Positions and text."""
     start = _with_antecedent(sents, heads, start, lex, limit)
     # what announces a page's content ("Find out if you can get this benefit.", 詳しくは…を
     # ご覧ください) ends the answer before it: it says nothing, and what comes after it is
     # another paragraph (reply F1 +0.001 / +0.001 on the real-site sets; passed over instead,
     # the run went on into the next paragraph: -0.002 / 0)
-    picked = _run_from(sents, heads, start, lex.lang, limit, _announcing(sents, lex))
+    picked = _run_from(sents, heads, start, lex.lang, limit, _announcing(sents, lex) | gaps)
     said = list(sents)
     said[start] = _without_connective(sents[start], lex)
     return picked, _speak(said, picked, lex.lang)
@@ -924,7 +951,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                                           params, embedder))
         else:
             start = 0
-        picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
+        picked, body = _say_from(sents, heads, start, lex, params.max_sentences,
+                                 _page_gaps(index, page_id))
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
@@ -945,5 +973,6 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                            summary=False, embedder=embedder, follow=False)
         if there.spoken:
             return there
-    picked, body = _say_from(sents, heads, start, lex, params.max_sentences)
+    picked, body = _say_from(sents, heads, start, lex, params.max_sentences,
+                             _page_gaps(index, page_id))
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)

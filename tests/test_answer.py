@@ -478,6 +478,20 @@ def test_what_is_x_is_answered_from_a_page_that_defines_x(tmp_path: Path) -> Non
     assert other.hits[0].page_id == "posting.md"
 
 
+def test_a_reply_stops_before_what_goes_on_from_an_unsaid_list(tmp_path: Path) -> None:
+    """Mastodon's home page: the fediverse's definition, a list of other servers (not said),
+    and the list's last item, a sentence of its own. Said after the definition, "And many
+    more, ..." went on from nothing the visitor heard."""
+    (tmp_path / "page.md").write_text(
+        "# Mastodon\nThe fediverse is the name for all websites that talk to each other over "
+        "ActivityPub. That includes all Mastodon servers, but also other implementations:\n\n"
+        "- Pleroma, a modular microblogging engine\n- Pixelfed, federated image sharing\n"
+        "- And many more, including individual and personal websites!\n", encoding="utf-8")
+    said = _said_from_first_chunk(tmp_path, "page.md", "what is the fediverse", "en")
+    assert said == ("The fediverse is the name for all websites that talk to each other over "
+                    "ActivityPub.")
+
+
 def test_a_timetable_list_is_said_with_its_lead_in() -> None:
     """A finished lead-in before bare items is a list introduction and is not said, but when
     every item pairs a label with its value (a timetable), the answer is in the items: the
