@@ -90,7 +90,13 @@ def test_a_paragraph_wrapped_by_hand_is_one_paragraph() -> None:
         "サーバーによっては、広告収入により運営費を賄っていることがあります。また、\n"
         "アドブロッカーは広告と関係のない機能を誤ってブロックすることがあります。\n\n"
         "For the details of refunds and how to ask for one, see the page about our\n"
-        "[refund policy](/refunds/).\n")
+        "[refund policy](/refunds/).\n\n"
+        # wrapped wider than most: its next line starts in lower case
+        "The Vysehrad station next to the venue on Line C of the Prague underground railway "
+        "network, also provides convenient\n"
+        "access by public transport from the city's airport.\n\n"
+        "The Vysehrad station next to the venue on Line C of the Prague underground railway "
+        "network is open every day\nVisitors can also walk.\n")
     assert sections[0].text.split("\n") == [
         "Tickets may be subject to proof of eligibility. If eligibility cannot be proven, "
         "the ticket can be converted into a standard or business ticket.",
@@ -103,6 +109,10 @@ def test_a_paragraph_wrapped_by_hand_is_one_paragraph() -> None:
         "アドブロッカーは広告と関係のない機能を誤ってブロックすることがあります。",
         "For the details of refunds and how to ask for one, see the page about our "
         "refund policy.",
+        "The Vysehrad station next to the venue on Line C of the Prague underground railway "
+        "network, also provides convenient access by public transport from the city's airport.",
+        "The Vysehrad station next to the venue on Line C of the Prague underground railway "
+        "network is open every day", "Visitors can also walk.",
     ]
     assert sections[0].unsaid == ()
 

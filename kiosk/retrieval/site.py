@@ -270,12 +270,13 @@ def _width(line: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
 
 
-def _wraps(raw_line: str, said: str) -> bool:
+def _wraps(raw_line: str, said: str, *, wider: bool = False) -> bool:
     """Whether a paragraph's source line was cut by the author's wrap mid-sentence, so that
-    the next source line goes on with it: it is as wide as a wrapped line is, has no end
-    mark and no hard break (two spaces, a backslash), and is no line of HTML or JSX."""
+    the next source line goes on with it: it is as wide as a wrapped line is (`wider`: or
+    wider still), has no end mark and no hard break (two spaces, a backslash), and is no
+    line of HTML or JSX."""
     low, high = _WRAP_WIDTHS
-    if not low <= _width(raw_line.rstrip()) <= high:
+    if not low <= _width(raw_line.rstrip()) <= (10**6 if wider else high):
         return False
     if raw_line.endswith(("  ", "\\")) or raw_line.lstrip().startswith(("<", "|")):
         return False
@@ -336,11 +337,11 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
 
     # whether the last line of prose goes on in the next source line (a paragraph wrapped
     # in the source: "the ticket can be converted" / "into a standard ticket.")
-    open_line = False
+    open_line = open_wide = False
     for raw_line in markdown_table_lines(source.splitlines(), _inline_markdown):
         if _FENCE.match(raw_line):
             in_fence = not in_fence
-            open_line = False
+            open_line = open_wide = False
             continue
         if in_fence:
             code.append(raw_line)
@@ -349,19 +350,22 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
         if head:
             flush()
             prose, code, links = [], [], []
-            open_line = False
+            open_line = open_wide = False
             heading = _inline_markdown(_HEADING_ATTRS.sub("", head.group(2)))
             if not title and len(head.group(1)) == 1:
                 title = heading
             continue
         if (_TABLE_RULE.match(raw_line) or _CONTAINER.match(raw_line)
                 or _MODULE_LINE.match(raw_line)):
-            open_line = False
+            open_line = open_wide = False
             continue
         link_line = _is_link_line(raw_line)
         # a trailing backslash is a hard line break
         line = _inline_markdown(raw_line.rstrip().removesuffix("\\"))
-        if line and open_line and not _BLOCK_START.match(raw_line):
+        # (a line wrapped wider than most goes on where the next one starts in lower case:
+        # "..., also provides convenient" / "access by public transport from ...")
+        going_on = open_line or (open_wide and line[:1].islower() and line[:1].isascii())
+        if line and going_on and not _BLOCK_START.match(raw_line):
             # (a link the wrap put at a line's start is in the sentence, not a line to click)
             prose[-1] = _joined(prose[-1], line)
             link_line = False
@@ -370,6 +374,8 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
             if link_line:
                 links.append(line)
         open_line = bool(line) and not link_line and _wraps(raw_line, prose[-1] if prose else "")
+        open_wide = bool(line) and not link_line and _wraps(raw_line, prose[-1] if prose else "",
+                                                            wider=True)
     flush()
     if not title:
         for section in sections:
