@@ -242,6 +242,8 @@ def _join_items(items: list[str], lang: str, lead: str) -> str:
     # (a label keeps its capital: "Monday: Tutorials" is a name, not the sentence's word)
     items = [_CONJUNCTION_END.sub("", i) for i in items]
     items = [i if _LABELLED.match(i) else lower_first(i) for i in items]
+    if len(items) == 1:
+        return items[0]
     if len(items) == 2:
         return f"{items[0]} {joiner} {items[1]}"
     return ", ".join(items[:-1]) + f", {joiner} {items[-1]}"
@@ -282,7 +284,10 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
                 _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1]) or (
                 j - i - 1 >= LIST_ITEMS[0]
                 and all(_LABELLED.match(x.strip()) for x in lines[i + 1:j]))
-            if joined and LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]:
+            # ... or its one item is how to reach someone ("please contact the sponsoring
+            # team:" / "sponsoring@europython.eu"): the answer is the address
+            reach = j == i + 2 and bool(_SHAPES["<phone>"].search(lines[i + 1]))
+            if (joined and LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]) or reach:
                 colon = "" if unfinished else ("：" if lang == "ja" else ":")
                 fewest = LIST_ITEMS[0] if some else j - i - 1  # items said at the least
                 said = ""

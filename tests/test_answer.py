@@ -492,6 +492,22 @@ def test_a_reply_stops_before_what_goes_on_from_an_unsaid_list(tmp_path: Path) -
                     "ActivityPub.")
 
 
+def test_a_lead_in_to_one_address_is_said_with_it() -> None:
+    """EuroPython's contacts: "please contact the sponsoring team:" and one item, the e-mail
+    address. A list introduction is not said, nor a bare item, so the page said nothing about
+    whom to write to; one item that is how to reach someone is the answer."""
+    assert lists_as_sentences([
+        "If you are interested in sponsoring EuroPython, please contact the sponsoring team:",
+        "sponsoring@europython.eu"], "en") == [
+        "If you are interested in sponsoring EuroPython, please contact the sponsoring team: "
+        "sponsoring@europython.eu."]
+    assert lists_as_sentences(["お問い合わせは以下の窓口まで：", "03-1234-5678"], "ja") == [
+        "お問い合わせは以下の窓口まで：03-1234-5678。"]
+    # one item that is no address stays a list introduction and an item
+    assert lists_as_sentences(["Related pages:", "Dental care"], "en") == [
+        "Related pages:", "Dental care"]
+
+
 def test_a_timetable_list_is_said_with_its_lead_in() -> None:
     """A finished lead-in before bare items is a list introduction and is not said, but when
     every item pairs a label with its value (a timetable), the answer is in the items: the
