@@ -61,10 +61,7 @@ def load_brain(cfg: Config, *, rebuild: bool = True) -> Brain:
     previous = _previous_index(index_path)
     if rebuild or previous is None:
         index = build_index(site, embedder, previous, _progress)
-        unchanged = previous is not None and [
-            (p.page_id, p.content_hash) for p in previous.pages] == [
-            (p.page_id, p.content_hash) for p in index.pages] and previous.model == index.model
-        if not unchanged:
+        if previous is None or not index.reads_as(previous):
             index.save(index_path)
             log.info("site index written to %s", index_path)
     else:

@@ -201,6 +201,39 @@ def test_rebuild_reuses_vectors_of_unchanged_chunks(tmp_path: Path) -> None:
     assert len(second.pages) == len(first.pages)
 
 
+def test_rebuild_embeds_again_the_chunks_of_a_page_whose_title_changed(tmp_path: Path) -> None:
+    """A chunk's vector is its passage's, the page title included: a title changed in the
+    front matter alone (an FAQ entry's "question:") must not leave the old title's vectors."""
+    site = _site(tmp_path / "site")
+    (site / "en" / "faq.md").write_text("---\ntitle: faq-1\n---\nWrite to the front desk.\n",
+                                        encoding="utf-8")
+    first = build_index(site, HashingEmbedder())
+    (site / "en" / "faq.md").write_text(
+        "---\nquestion: How do I delete my account?\n---\nWrite to the front desk.\n",
+        encoding="utf-8")
+    emb = HashingEmbedder()
+    second = build_index(site, emb, previous=first)
+    faq = second.page("en/faq.md")
+    assert faq is not None and faq.title == "How do I delete my account?"
+    assert emb.calls >= faq.n_chunks  # (and its question heading, embedded for answers)
+    fresh = build_index(site, HashingEmbedder())
+    assert np.array_equal(second.vectors, fresh.vectors)
+
+
+def test_an_index_read_differently_from_the_same_files_is_saved_again(tmp_path: Path) -> None:
+    """The files unchanged but read into other chunks (a new version of the reader): the
+    index differs from the saved one, so it is saved, and its vectors are not embedded at
+    every start again."""
+    from dataclasses import replace
+
+    site = _site(tmp_path / "site")
+    first = build_index(site, HashingEmbedder())
+    again = build_index(site, HashingEmbedder(), previous=first)
+    assert again.reads_as(first)
+    older = replace(first, chunks=[replace(first.chunks[0], text="Welcome."), *first.chunks[1:]])
+    assert not again.reads_as(older)
+
+
 def test_corrupt_index_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "broken.npz"
     path.write_bytes(b"not a zip at all")

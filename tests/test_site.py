@@ -251,6 +251,16 @@ def test_comments_styles_and_scripts_are_not_text_but_code_examples_stay_code() 
     assert sections[0].code == "<script setup>\nconst a = 1\n</script>\n<!-- kept -->"
 
 
+def test_a_page_without_a_title_is_named_by_the_field_its_layout_shows() -> None:
+    """Misskey Hub's contact FAQ: each entry names itself in "question:", no title, no
+    heading; the page was known by its file name ("2.delete-account")."""
+    title, _ = parse_markdown("---\nquestion: アカウントを削除したい\n---\n"
+                              "お問い合わせ先をお間違えになられています。\n")
+    assert title == "アカウントを削除したい"
+    title, _ = parse_markdown("---\nquestion: Q\ntitle: Delete an account\n---\nBody.\n")
+    assert title == "Delete an account"  # a title, where there is one, names the page
+
+
 def test_front_matter_that_is_not_yaml_is_only_skipped() -> None:
     title, sections = parse_markdown("---\ntitle: A\ndescription: [unclosed\n---\n# A\nBody.\n")
     assert title == "A" and [s.text for s in sections] == ["Body."]

@@ -158,6 +158,13 @@ class SiteIndex:
 
     # ------------------------------------------------------------ lookup
 
+    def reads_as(self, other: SiteIndex) -> bool:
+        """The same pages read into the same titles and chunks by the same model: nothing to
+        save. (A new version of the reader changes them from files that did not change.)"""
+        return (self.model == other.model and self.chunks == other.chunks
+                and [(p.page_id, p.content_hash, p.title) for p in self.pages]
+                == [(p.page_id, p.content_hash, p.title) for p in other.pages])
+
     def page(self, page_id: str) -> PageInfo | None:
         pos = self._page_pos.get(page_id)
         return None if pos is None else self.pages[pos]
@@ -619,10 +626,13 @@ def build_index(
     pages, problems = load_site(site)
     for problem in problems:
         log.warning("site: %s: %s", problem.path, problem.message)
+    # A vector is its passage's, the page's title included: a title changed in the front
+    # matter alone changes every passage of the page, not one chunk's own text.
     reuse: dict[str, Vectors] = {}
     if previous is not None and previous.model == embedder.name:
         for i, chunk in enumerate(previous.chunks):
-            reuse[chunk.chunk_hash] = previous.vectors[i]
+            title = previous.pages[int(previous._chunk_page[i])].title
+            reuse[chunk.passage(title)] = previous.vectors[i]
     infos: list[PageInfo] = []
     chunks: list[Chunk] = []
     passages: list[str] = []
@@ -633,10 +643,10 @@ def build_index(
         chunks.extend(page_chunks)
         passages.extend(c.passage(page.title) for c in page_chunks)
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
-    todo = [i for i, c in enumerate(chunks) if c.chunk_hash not in reuse]
-    for i, c in enumerate(chunks):
-        if c.chunk_hash in reuse:
-            vectors[i] = reuse[c.chunk_hash]
+    todo = [i for i, text in enumerate(passages) if text not in reuse]
+    for i, text in enumerate(passages):
+        if text in reuse:
+            vectors[i] = reuse[text]
     log.info("index: %d pages, %d chunks, %d to embed (%d reused)", len(infos), len(chunks),
              len(todo), len(chunks) - len(todo))
     batch = 32

@@ -82,10 +82,6 @@ class Chunk:
         head = title if not self.heading or self.heading == title else f"{title} / {self.heading}"
         return f"{head}\n{self.text}"
 
-    @property
-    def chunk_hash(self) -> str:
-        return hashlib.sha256(f"{self.heading}\0{self.text}\0{self.code}".encode()).hexdigest()[:24]
-
 
 @dataclass(frozen=True)
 class LoadProblem:
@@ -136,14 +132,22 @@ def _is_link_line(line: str) -> bool:
     return not target.startswith(("tel:", "mailto:"))
 
 
+# Where front matter names its page: the title, or for a page without one what its layout
+# shows as such (an FAQ entry's "question: アカウントを削除したい", Hugo's "linkTitle").
+_TITLE_FIELDS = ("title", "display_title", "linktitle", "heading", "question")
+
+
 def _front_matter_title(block: str) -> str:
+    found: dict[str, str] = {}
     for line in block.splitlines():
-        if line.lower().startswith("title:"):
-            value = line.split(":", 1)[1].strip()
+        key, colon, value = line.partition(":")
+        key = key.strip().lower()
+        if colon and key in _TITLE_FIELDS and key not in found and line[:1] not in " \t":
+            value = value.strip()
             if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
                 value = value[1:-1]
-            return value.strip()
-    return ""
+            found[key] = value.strip()
+    return next((found[k] for k in _TITLE_FIELDS if found.get(k)), "")
 
 
 # Front-matter fields that a static site renders as the page's own prose.
