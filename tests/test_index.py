@@ -191,6 +191,30 @@ def test_a_long_section_under_another_pages_title_stays_its_own(tmp_path: Path) 
                      plain)[0].score)
 
 
+def test_release_notes_answer_at_a_share(tmp_path: Path) -> None:
+    """A changelog names every feature in a line of its own ("Fix: the login button on the
+    timeline"); its score counts at `changelog_factor`, so the feature's page answers. A page
+    with a version or two in its headings is no changelog."""
+    root = tmp_path / "site"
+    root.mkdir()
+    notes = "".join(f"## [2024.{n}.0] - 2024-0{n}-01\nReleased on 2024-0{n}-01.\n### Client\n"
+                    f"- Fix: the login form on the timeline {n}\n" for n in range(1, 7))
+    (root / "releases.md").write_text(f"# Release notes\n{notes}", encoding="utf-8")
+    (root / "login.md").write_text("# Logging in\nOpen the login form and enter your "
+                                   "password.\n", encoding="utf-8")
+    (root / "upgrade.md").write_text("# Upgrading\n## 2024.1.0\nRun the migration.\n"
+                                     "## 2024.2.0\nNothing to do.\n", encoding="utf-8")
+    emb = HashingEmbedder()
+    index = build_index(root, emb)
+    query = SearchQuery.of("the login form on the timeline")
+    plain = index.score(query, emb, "en", RankWeights(changelog_factor=1.0)).page
+    scaled = index.score(query, emb, "en", RankWeights()).page
+    at = index.position("releases.md")
+    assert scaled[at] == pytest.approx(plain[at] * RankWeights().changelog_factor)
+    up = index.position("upgrade.md")
+    assert scaled[up] == plain[up]
+
+
 def test_rebuild_reuses_vectors_of_unchanged_chunks(tmp_path: Path) -> None:
     site = _site(tmp_path / "site")
     first = build_index(site, HashingEmbedder())

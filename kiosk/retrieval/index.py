@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
@@ -50,6 +51,11 @@ SEGMENTS_REMEMBERED = 32
 # longer section under another page's title is a page's own account (a quick start's
 # "Creating a Vue Application" steps, a blog post's "Plugins").
 RETELLING_CHUNKS = 2
+CHANGELOG_VERSIONS = 5
+# A version number that heads a release's notes: "2026.5.4", "v1.2.0 (2024-01-05)", "12.95.0",
+# "[1.0.0] - 2017-06-20". (Only a heading over text of its own is a chunk's: Misskey's notes
+# give each release's date under its number.)
+_VERSION_HEADING = re.compile(r"^\s*(?:version\s*|バージョン\s*)?\[?v?\d+\.\d+(?:\.\d+)*\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,10 @@ class RankWeights:
     # for its own page at this share, so the page it retells answers a question they both
     # match (misskey-ja: the home page's "テーマ" blurb no longer answers for the theme page).
     retelling_yield: float = 0.95
+    # A page of release notes (`CHANGELOG_VERSIONS` version headings) names every feature in
+    # a line of its own ("Fix: ログインできない問題を修正"): it answers at this share, so the
+    # feature's own page answers a visitor's question about it.
+    changelog_factor: float = 0.8
 
 
 @dataclass(frozen=True)
@@ -390,6 +400,15 @@ class SiteIndex:
         return other
 
     @cached_property
+    def _changelog(self) -> npt.NDArray[np.bool_]:
+        """Per page, whether it is release notes: this many distinct version headings."""
+        versions: list[set[str]] = [set() for _ in self.pages]
+        for pos, chunk in enumerate(self.chunks):
+            if _VERSION_HEADING.match(chunk.heading):
+                versions[int(self._chunk_page[pos])].add(chunk.heading)
+        return np.array([len(v) >= CHANGELOG_VERSIONS for v in versions], dtype=np.bool_)
+
+    @cached_property
     def _retold(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Chunks of a short section (`RETELLING_CHUNKS`) whose heading is another page's
         title (that title held by one page only, so "Overview" retells nothing), and the page
@@ -427,6 +446,8 @@ class SiteIndex:
         other = self._other_lang(lang)
         if other is not None:
             page = np.where(other, page * weights.other_lang_factor, page)
+        if self._changelog.any():
+            page = np.where(self._changelog, page * weights.changelog_factor, page)
         return page.astype(np.float32)
 
     def score(self, query: SearchQuery, embedder: Embedder, lang: str,
