@@ -282,6 +282,16 @@ def test_a_follow_up_with_a_deictic_word_or_too_few_words_stays_a_follow_up() ->
     assert decide(a, JA_HISTORY, P, bare_confidence=(0.6, 0.6)).kind == IMMEDIATE
 
 
+def test_a_comparison_that_names_both_things_is_a_question_of_its_own() -> None:
+    """「AとBの違いは」 ends in は as a follow-up does, but names both things it compares;
+    「Bとの違いは」 compares B with what was just said, and leans on it."""
+    lex = load_lexicon("ja")
+    a = analyze("クリップとお気に入りの違いは", JA_HISTORY, lex, P)
+    assert a.kind == INDEPENDENT and not a.shaped
+    a = analyze("ウェブ版との違いは", JA_HISTORY, lex, P)
+    assert a.kind == IMMEDIATE and a.shaped
+
+
 def test_detail_complaint_without_deixis_takes_the_previous_exchange() -> None:
     a = analyze("wait you're not explaining in detail", EN_HISTORY, load_lexicon("en"), P)
     r = decide(a, EN_HISTORY, P)

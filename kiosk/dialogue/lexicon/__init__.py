@@ -63,6 +63,10 @@ class Lexicon:
     not_deictic: tuple[str, ...]
     follow_up_starts: tuple[str, ...]
     follow_up_ends: tuple[str, ...]
+    # "AとBの違いは": a comparison that names both of what it compares (joined by one of
+    # `comparison_joins`) is a question of its own, whatever its follow-up ending
+    comparison_ends: tuple[str, ...]
+    comparison_joins: tuple[str, ...]
     repeat: tuple[str, ...]
     cut_off: tuple[str, ...]  # last words of an utterance cut off mid-phrase ("... for the")
     detail: tuple[str, ...]
@@ -171,7 +175,18 @@ class Lexicon:
             words = text.split()
             return any(words[: len(p.split())] == p.split() for p in self.follow_up_starts) or \
                 any(words[-len(p.split()):] == p.split() for p in self.follow_up_ends if words)
+        if self.names_both_compared(text):
+            return False
         return text.startswith(self.follow_up_starts) or text.endswith(self.follow_up_ends)
+
+    def names_both_compared(self, text: str) -> bool:
+        """"クリップとお気に入りの違いは" names both things it compares; "Bとの違いは" compares
+        B with what was said before."""
+        for end in self.comparison_ends:
+            if text.endswith(end):
+                before = text[: -len(end)]
+                return any(j in before and not before.endswith(j) for j in self.comparison_joins)
+        return False
 
     def cut_off_at_end(self, text: str) -> bool:
         """The normalized utterance stops mid-phrase: on a hesitation ("how long does uh"),
@@ -287,6 +302,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         not_deictic=_tuple(ref, "not_deictic", f"{lang}.reference"),
         follow_up_starts=_tuple(ref, "follow_up_starts", f"{lang}.reference"),
         follow_up_ends=_tuple(ref, "follow_up_ends", f"{lang}.reference"),
+        comparison_ends=_tuple(ref, "comparison_ends", f"{lang}.reference"),
+        comparison_joins=_tuple(ref, "comparison_joins", f"{lang}.reference"),
         repeat=_tuple(req, "repeat", f"{lang}.request"),
         cut_off=_tuple(req, "cut_off", f"{lang}.request"),
         detail=_tuple(req, "detail", f"{lang}.request"),
