@@ -179,6 +179,11 @@ _CITATION = re.compile(r"^[\"“][^\"“”]{3,}[\"”]\s*"
                        r"(?:(?:[A-Z][\w.'’-]*|\d{4}|and|et al\.?|[,&();:—–-])\s*)*\.?$")
 
 
+# A menu path in prose ("設定 > ミュートとブロックから", "Preferences > Appearance"): where to
+# tap, said as the path it is; any other ">" is code.
+_MENU_STEP = re.compile(r"(?<=[^\W\d_]) [>›] (?=[^\W\d_])")
+
+
 def speakable(sentence: str, lang: str) -> str | None:
     """The sentence as it can be spoken, or None when it is not prose: an address, a link or a
     label (no sentence end), a heading or list item, an introduction to a list (ends with a
@@ -189,6 +194,7 @@ def speakable(sentence: str, lang: str) -> str | None:
     text = _field_as_sentence(text, lang)
     if text.endswith((":", "：")):
         return None
+    text = _MENU_STEP.sub("の" if lang == "ja" else ", ", text)
     if any(ch in text for ch in "{}<>=|`") or _CODE_NAME.search(text) or _CODE_COMMA.search(text):
         return None
     if lang == "ja":

@@ -40,6 +40,7 @@ from tests.fakes import HashingEmbedder
     ("App Store。", "ja"),  # "[App Store](…)。": a link's text with the list's full stop
     ("typeは'object',。", "ja"),  # an object literal's line said as a field
     ("The field holds the user id,.", "en"),
+    ("Use x > 3 in the filter.", "en"),  # a comparison, not a menu path
     ("詳しくは https://misskey-hub.net を見てください。", "ja"),
     # a list item and a cited title end in a bracket, not a sentence's mark
     ("Vascular disease (diseases that affect your blood vessels)", "en"),
@@ -72,6 +73,11 @@ def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     # Latin words in a Japanese sentence
     ("Contents Warningの略。", "ja", "Contents Warningの略。"),
     ("The cafe is open from 10:00 to 16:30.", "en", "The cafe is open from 10:00 to 16:30."),
+    # a menu path is where to tap, not code
+    ("ワードミュートは、設定 > ミュートとブロックから設定できます。", "ja",
+     "ワードミュートは、設定のミュートとブロックから設定できます。"),
+    ("Go to Preferences > Appearance to change the theme.", "en",
+     "Go to Preferences, Appearance to change the theme."),
     # a quotation that a sentence goes on from is prose
     ("\"Taps\" is played at the end of the ceremony.", "en",
      "\"Taps\" is played at the end of the ceremony."),
