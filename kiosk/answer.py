@@ -585,8 +585,9 @@ _SHAPES = {
 # that names ホーム in passing).
 _DEFINES_WEIGHT = 1.0
 _TOPIC = {"en": re.compile(r"^(.{1,80}?)\s(?:is|are|means|refers to)\s", re.I),
-          # は as the topic marker, not に・で + は ("設定するには")
-          "ja": re.compile(r"^(.{1,25}?)(?:とは|(?<![にでと])は)")}
+          # は as the topic marker, not に・で + は ("設定するには"), nor とは of a comparison
+          # ("ワードミュートとは異なり": unlike X)
+          "ja": re.compile(r"^(.{1,25}?)(?:とは(?!異な|違|別|関係|限ら)|(?<![にでと])は)")}
 
 
 _GLOSS = re.compile(r"\s*[(（][^()（）]*[)）]")

@@ -445,6 +445,10 @@ def _said_from_first_chunk(root: Path, page: str, question: str, lang: str) -> s
            "Vue（発音は /vjuː/、view と同様）は、ユーザーインターフェースの構築のための "
            "JavaScript フレームワークです。\n",
      "Vueって何", "Vue（発音は"),
+    # "Xとは異なり" (unlike X) does not say what X is
+    ("ja", "# ミュート\nワードミュートとは異なり、ノートは完全に表示されなくなります。\n"
+           "ワードミュートは、指定した語を含むノートを隠す機能です。\n",
+     "ワードミュートって何", "ワードミュートは、指定した語"),
     # a method card: the page's opening sentence says what its title is
     ("en", "---\ntitle: KJ method\ndescription: A facilitated exercise in which participants "
            "list their priorities onto cards.\n---\n## Example\nWe used this method with "
