@@ -347,24 +347,23 @@ def _items_with_lead(lead: str, items: list[str], lang: str,
 
 def _page_sentences(index: SiteIndex,
                     page_id: str) -> tuple[list[str], list[str], list[int]]:
-    info = index.page(page_id)
-    if info is None:
-        return [], [], []
-    chunks = tuple((c.text, c.heading, c.unsaid) for c in index.page_chunks(page_id))
-    out, heads, at, _ = _chunk_sentences(info.lang, chunks)
-    return list(out), list(heads), [info.first_chunk + pos for pos in at]
+    sents, heads, owner, _ = _page_reading(index, page_id)
+    return sents, heads, owner
 
 
-def _page_gaps(index: SiteIndex, page_id: str) -> frozenset[int]:
-    """The page's sentences (`_page_sentences`) that come after something not said under
-    their heading (a list, a lead-in, a label): a reply's run stops before them, since what
-    they go on from was not said ("And many more, including personal websites!" after the
-    definition, the list of servers between them unsaid)."""
+def _page_reading(index: SiteIndex, page_id: str
+                  ) -> tuple[list[str], list[str], list[int], frozenset[int]]:
+    """The page's speakable sentences, their headings and chunks (`_page_sentences`), and
+    its gaps: the sentences that come after something not said under their heading (a list,
+    a lead-in, a label). A reply's run stops before a gap, since what it goes on from was
+    not said ("And many more, including personal websites!" after the definition, the list
+    of servers between them unsaid)."""
     info = index.page(page_id)
     if info is None:
-        return frozenset()
+        return [], [], [], frozenset()
     chunks = tuple((c.text, c.heading, c.unsaid) for c in index.page_chunks(page_id))
-    return _chunk_sentences(info.lang, chunks)[3]
+    out, heads, at, gaps = _chunk_sentences(info.lang, chunks)
+    return list(out), list(heads), [info.first_chunk + pos for pos in at], gaps
 
 
 @lru_cache(maxsize=256)
@@ -372,7 +371,7 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], 
                      ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...],
                                 frozenset[int]]:
     """A page's speakable sentences, their headings and chunk positions, and those that
-    follow something unsaid under their heading (`_page_gaps`), remembered: the page of a
+    follow something unsaid under their heading (`_page_reading`), remembered: the page of a
     conversation is read again at every turn that answers from it."""
     out: list[str] = []
     heads: list[str] = []
@@ -395,6 +394,7 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], 
         # (a line that is no sentence and is not said: an item, a lead-in, a label; not a
         # question or a short sentence a paragraph holds, "What is it?")
         group, unsaid = len(out), False
+        ends = _END_JA if lang == "ja" else _END_EN
         for said, first in _list_sentences(lines, lang):
             before = len(out)
             for sentence in sentences(said):
@@ -407,7 +407,6 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], 
                 out.append(spoken)
                 heads.append(chunks[pos][1])
                 at.append(line_chunk[first])
-            ends = _END_JA if lang == "ja" else _END_EN
             unsaid = unsaid or (len(out) == before and bool(said.strip())
                                 and not ends.search(said.strip()))
         pos = stop
@@ -936,7 +935,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     """The reply said from one page. An answer whose best sentence sends the reader to
     another page (`_points_to`) is said from that page instead, once (`follow`)."""
     lang = lex.lang
-    sents, heads, owner = _page_sentences(index, page_id)
+    sents, heads, owner, gaps = _page_reading(index, page_id)
     if not sents:
         return Reply(lex.replies["detail_end"].format(title=title), page_id, title, repair=False)
     already: set[int] = set()
@@ -963,8 +962,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                                           params, embedder))
         else:
             start = 0
-        picked, body = _say_from(sents, heads, start, lex, params.max_sentences,
-                                 _page_gaps(index, page_id))
+        picked, body = _say_from(sents, heads, start, lex, params.max_sentences, gaps)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
@@ -985,6 +983,5 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                            summary=False, embedder=embedder, follow=False)
         if there.spoken:
             return there
-    picked, body = _say_from(sents, heads, start, lex, params.max_sentences,
-                             _page_gaps(index, page_id))
+    picked, body = _say_from(sents, heads, start, lex, params.max_sentences, gaps)
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
