@@ -363,7 +363,10 @@ def _page_reading(index: SiteIndex, page_id: str
         return [], [], [], frozenset()
     chunks = tuple((c.text, c.heading, c.unsaid) for c in index.page_chunks(page_id))
     out, heads, at, gaps = _chunk_sentences(info.lang, chunks)
-    return list(out), list(heads), [info.first_chunk + pos for pos in at], gaps
+    # A field headed "What" says what the page's subject is (a method card's "What: A
+    # categorization exercise in which ..."): it stands under the page's title.
+    titled = [info.title if head.strip().lower() == "what" else head for head in heads]
+    return list(out), titled, [info.first_chunk + pos for pos in at], gaps
 
 
 @lru_cache(maxsize=256)
@@ -467,11 +470,20 @@ def _restates(sentence: str, said: str, lang: str) -> bool:
     return len(a & b) >= 0.75 * min(len(a), len(b))
 
 
-def _dangling(sentence: str, lex: Lexicon) -> bool:
+def leans_back(sentence: str, lex: Lexicon) -> bool:
     """Opens with a pronoun or a connective ("It is open from ...", "But ...", "しかし")."""
     first = sentence.lower()
     if lex.word_boundaries:
-        return bool(lex.find(" ".join(first.split()[:3]), lex.dangling))
+        words = first.split()
+        for phrase in lex.stands_alone:
+            if _opens_with(words, (phrase,)):
+                # "There are two types of card sorting": it introduces, it leans on nothing
+                words = words[len(phrase.split()):]
+                break
+        # a connective leans back only as the opening word ("And ..."; not "Identifying and
+        # gathering people"); a pronoun may come a word or two in ("All of them")
+        found = lex.find(" ".join(words[:3]), lex.dangling)
+        return any(w not in lex.opening_only or _opens_with(words, (w,)) for w in found)
     return any(first.startswith(w) for w in lex.dangling)
 
 
@@ -494,14 +506,14 @@ def _with_antecedent(sents: list[str], heads: list[str], start: int, lex: Lexico
     heading; and so on back ("... these organizations ..." <- "But we do work with agencies
     ..."), as long as the reply still reaches it."""
     first = start
-    while (first > 0 and _dangling(sents[first], lex) and heads[first - 1] == heads[first]
+    while (first > 0 and leans_back(sents[first], lex) and heads[first - 1] == heads[first]
            and (first == start or start in _run_from(sents, heads, first - 1, lex.lang, limit))):
         first -= 1
-    if first != start and _dangling(sents[first], lex):
+    if first != start and leans_back(sents[first], lex):
         # the lean cannot be followed back to a sentence that stands: a start that leans only
         # by a connective ("And if you're eligible ...") is said without it instead
         bare = _without_connective(sents[start], lex)
-        if bare != sents[start] and not _dangling(bare, lex):
+        if bare != sents[start] and not leans_back(bare, lex):
             return start
     return first
 
@@ -535,7 +547,7 @@ def _orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
     """Sentences that yield to the next candidate in an answer: those that lean on one they
     cannot take along (the first under their heading), and those that announce what the page
     holds or send the reader elsewhere for it instead of saying it."""
-    return [(_dangling(sent, lex) and _opens_section(heads, i))
+    return [(leans_back(sent, lex) and _opens_section(heads, i))
             or _announces(sent, lex) or _sends_on(sent, lex) for i, sent in enumerate(sents)]
 
 
@@ -583,7 +595,9 @@ _SHAPES = {
 # (0.5 on the real-site sets: the glossary entry under the heading "ホーム" lost to a sentence
 # that names ホーム in passing).
 _DEFINES_WEIGHT = 1.0
-_TOPIC = {"en": re.compile(r"^(.{1,80}?)\s(?:is|are|means|refers to)\s", re.I),
+# (not a passive, "Most card sorts are performed with ...": it tells what is done with X)
+_TOPIC = {"en": re.compile(r"^(.{1,80}?)\s(?:(?:is|are)\s(?!(?:\w+ly\s)?\w+ed\b)|means\s|"
+                           r"refers to\s)", re.I),
           # は as the topic marker, not に・で + は ("設定するには"), nor とは of a comparison
           # ("ワードミュートとは異なり": unlike X)
           "ja": re.compile(r"^(.{1,25}?)(?:とは(?!異な|違|別|関係|限ら)|(?<![にでと])は)")}
@@ -609,13 +623,24 @@ def _defining(sents: list[str], heads: list[str], asked: set[str], index: SiteIn
             return False
         return not whole or len(asked & topic.keys()) > 0.5 * len(asked)
 
+    quantifiers = load_lexicon(lang).quantifiers
     for i, sent in enumerate(sents):
         # (the gloss out first: its own は must not end the topic, Vue（発音は /vjuː/）は…)
         match = _TOPIC.get(lang, _TOPIC["en"]).match(_GLOSS.sub("", sent))
+        if match is not None and _quantified(match.group(1), quantifiers, lang):
+            match = None  # "Most card sorts are ...": some of X, not what X is
         head = heads[i] or (title if i == 0 else "")
         first = head != "" and _opens_section(heads, i)
         # a sentence with a topic of its own is about that topic, whatever its heading
         yield about(match.group(1)) if match is not None else first and about(head)
+
+
+def _quantified(topic: str, quantifiers: tuple[str, ...], lang: str) -> bool:
+    """The topic speaks of some or all of a kind ("Most card sorts", 多くの場合)."""
+    low = topic.lower()
+    if lang == "ja":
+        return low.startswith(quantifiers)
+    return _opens_with(low.split(), quantifiers)
 
 
 def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,
@@ -971,12 +996,18 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     if chunk is not None and params.chunk_prior:
         prior = [params.chunk_prior if c == chunk else 0.0 for c in owner]
     spoken = clean(utterance)  # as the lexicon is written: "Where can I ..." from Whisper
+    scored_heads = heads
     if lex.find(spoken, lex.asks_what):
         asked = set(index.search_terms(SearchQuery.of(utterance)))
         prior = _plus(prior, _defines(sents, heads, asked, index, lang, title))
+        # the page's opening under no heading stands under its title, whose words it defines
+        # ("Personas": "User archetypes based on conversations with real people.")
+        lead = next((i for i, head in enumerate(heads) if head), len(heads))
+        scored_heads = [title] * lead + heads[lead:]
     prior = _plus(prior, _asked_as(utterance, sents, heads, index, params, embedder))
-    start = _best_start(sents, heads, _sentence_query(r.query, index), _cue_terms(spoken, lex),
-                        prior, _orphans(sents, heads, lex), _said_before(sents, history))
+    start = _best_start(sents, scored_heads, _sentence_query(r.query, index),
+                        _cue_terms(spoken, lex), prior, _orphans(sents, heads, lex),
+                        _said_before(sents, history))
     target = _points_to(sents[start], page_id, index, lex) if follow else None
     if target is not None:
         there = _from_page(r, target.page_id, target.title, index, history, lex, params,

@@ -21,8 +21,15 @@ _CJK_RE = re.compile(f"[{_CJK}]")
 _HIRAGANA_ONLY = re.compile(r"^[\u3040-\u309f\u30fc]+$")
 _TOKEN_RE = re.compile(f"[{_CJK}]+|[a-z0-9]+(?:['’][a-z]+)?")
 _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
-_SENTENCE_END_JA = re.compile(r"(?<=[。！？!?])")
-_SENTENCE_END_EN = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+# (not inside a quotation or before another mark: 「本当？」と聞いた, "posing the question “Why?” at
+# least five times", 本当!?)
+_SENTENCE_END_JA = re.compile(r"(?<=[。！？!?])(?![)）」』”’\"'\]。！？!?])")
+# (not after an abbreviation that ends no sentence, "e.g. The", "Dr. Smith"; nor after a.m. /
+# p.m. before a bracket or a number: "10:00 p.m. (ET), and Saturday")
+_SENTENCE_END_EN = re.compile(
+    r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bDr\.)"
+    r"(?<!\bvs\.)(?<!\bSt\.)(?<!\bU\.S\.)(?:(?<!\b[ap]\.m\.)\s+(?=[A-Z0-9\"'(\[])|"
+    r"(?<=\b[ap]\.m\.)\s+(?=[A-Z\"'\[]))")
 # A sentence's own end mark at the end of a text, perhaps inside a closing bracket or quote.
 SENTENCE_END_EN = re.compile(r"[.!?][)\"”’]*$")
 SENTENCE_END_JA = re.compile(r"[。！？!?][）」』)]*$")

@@ -11,6 +11,7 @@ import pytest
 from kiosk.answer import (
     AnswerParams,
     decline,
+    leans_back,
     listing,
     lists_as_sentences,
     out_of_scope,
@@ -201,6 +202,24 @@ def test_a_sentence_that_leans_on_the_one_before_takes_it_along(tmp_path: Path) 
     assert reply.text.startswith("The Harbor Cafe is on the ground floor")
     assert "16:30" in reply.text
     assert "Curry" not in reply.text  # a run stays under its heading
+
+
+@pytest.mark.parametrize(("sentence", "leans"), [
+    ("It is open from 10:00 to 16:30 every day.", True),
+    ("And if you're eligible, we'll call you.", True),
+    ("You can also book a guided tour.", True),  # "also" a word or two in
+    ("All of them are free.", True),
+    # a connective inside the sentence joins its own words
+    ("Identifying and gathering people to interview.", False),
+    ("Call 911 or go to the nearest emergency room.", False),
+    # "there is / are" introduces; what follows it may still lean
+    ("There are two types of card sorting: open and closed.", False),
+    ("There are also two kinds of tickets.", True),
+    ("There you can borrow a wheelchair.", True),
+])
+def test_a_sentence_leans_on_the_one_before_by_its_opening_words(
+        sentence: str, leans: bool) -> None:
+    assert leans_back(sentence, load_lexicon("en")) is leans
 
 
 def test_a_list_of_links_is_never_the_reply(tmp_path: Path) -> None:
@@ -454,6 +473,18 @@ def _said_from_first_chunk(root: Path, page: str, question: str, lang: str) -> s
            "list their priorities onto cards.\n---\n## Example\nWe used this method with "
            "twenty staff members of an election commission.\n",
      "what is the KJ method", "A facilitated exercise"),
+    # a method card's "What" field says what its title is; "Most card sorts are performed"
+    # (some of X, passive) does not, though the search ranked its chunk best
+    ("en", "---\ntitle: Card sorting\nwhat: A categorization exercise in which participants "
+           "divide concepts into groups.\n---\n## How to do it\nMost card sorts are performed "
+           "with one user at a time, but you can also sort cards in groups.\n",
+     "what is card sorting", "A categorization exercise"),
+    # the page's opening under no heading stands under its title, whose words it does not
+    # repeat ("Personas": "User archetypes ..."), ahead of a later sentence that names them
+    ("en", "---\ntitle: Personas\ndescription: User archetypes based on conversations with "
+           "real people.\n---\n## How to do it\nLink your personas to the research that "
+           "inspired them.\n",
+     "what is a persona", "User archetypes"),
     # a glossary: the heading names it, the sentence under it says what it is
     ("ja", "# 公開範囲\nホーム画面の設定は後から変えられます。\n## ホーム\n"
            "全ての人に公開されますが、ローカルのタイムラインには流れません。\n",

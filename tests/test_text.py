@@ -166,6 +166,23 @@ def test_sentences_split_both_languages() -> None:
         "一つ目です。", "二つ目！", "First one.", "Second one?"]
 
 
+@pytest.mark.parametrize(("text", "said"), [
+    # a question quoted inside a sentence does not end it, in either script
+    ("Pose the question \u201cWhy?\u201d at least five times. Then stop.",
+     ["Pose the question \u201cWhy?\u201d at least five times.", "Then stop."]),
+    ("「本当？」と聞いた。次は!?そう。", ["「本当？」と聞いた。", "次は!?", "そう。"]),
+    # an abbreviation ends no sentence; a.m. / p.m. do not before a bracket or a number
+    ("Monday through Friday, 8:00 a.m. to 10:00 p.m. (ET), and Saturday. Call us.",
+     ["Monday through Friday, 8:00 a.m. to 10:00 p.m. (ET), and Saturday.", "Call us."]),
+    ("When Bobby was cut from St. Xavier, he left. Ask Dr. Lee, e.g. The desk.",
+     ["When Bobby was cut from St. Xavier, he left.", "Ask Dr. Lee, e.g. The desk."]),
+    ("We close at 5 p.m. Tickets are sold until 4 p.m.",
+     ["We close at 5 p.m.", "Tickets are sold until 4 p.m."]),
+])
+def test_sentences_end_where_a_sentence_ends(text: str, said: list[str]) -> None:
+    assert sentences(text) == said
+
+
 def test_a_long_first_sentence_is_spoken_clause_first() -> None:
     from kiosk.text import spoken_pieces
 
