@@ -841,6 +841,11 @@ def out_of_scope(evidence: Evidence | None, text: str, lex: Lexicon,
     if (best_page is not None and evidence is not None and best_page < params.scope_page_below
             and evidence.dense < params.scope_dense_floor):
         return True
+    if (best_page is not None and evidence is not None and best_page < params.scope_page_below
+            and evidence.lexical <= 0.0):
+        # none of its words is on the site: a chunk that stands out does so by meaning alone,
+        # which on a site of one subject is a guess (駐車場はありますか -> the timeline, 3.9)
+        return True
     if evidence is None or evidence.peak >= params.scope_peak_below:
         # Its best chunk stands out from the site: something here is about it, however its
         # words are diluted (a long story around a question).

@@ -760,6 +760,23 @@ def test_a_chunk_standing_out_by_a_shared_word_does_not_keep_a_question_far_in_m
                             replace(params, scope_dense_floor=0.0), best_page=0.15)
 
 
+def test_a_question_none_of_whose_words_the_site_holds_is_declined_however_one_chunk_stands_out(
+        ) -> None:
+    """misskey-ja: 駐車場はありますか ("is there parking") holds no word of the site; by meaning
+    alone e5 lifts the timeline's chunk 3.9 deviations above the rest, which had let it be
+    answered from the timeline page. With a word of its own on the site (lexical evidence)
+    the peak still speaks for it."""
+    lex = load_lexicon("ja")
+    params = AnswerParams()
+    no_words = Evidence(peak=3.86, dense=0.295, lexical=0.0)
+    assert out_of_scope(no_words, "駐車場はありますか", lex, params, best_page=0.147)
+    some_words = Evidence(peak=3.86, dense=0.295, lexical=0.05)
+    assert not out_of_scope(some_words, "駐車場はありますか", lex, params, best_page=0.147)
+    # a page score that is no guess, or a question that leans on something, keeps it
+    assert not out_of_scope(no_words, "駐車場はありますか", lex, params, best_page=0.26)
+    assert not out_of_scope(no_words, "駐車場はありますか", lex, params)
+
+
 def test_a_question_heading_is_answered_by_the_sentence_that_opens_its_section(
         tmp_path: Path) -> None:
     """The visitor's words are in a heading ("What if I need care while traveling?") and,
