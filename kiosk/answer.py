@@ -949,6 +949,24 @@ def _asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteInd
             else 0.0 for i in range(len(sents))]
 
 
+def _labelled_by_asking(spoken: str, heads: list[str], params: AnswerParams
+                        ) -> list[float] | None:
+    """Per sentence, the bonus of the one that opens a section labelled by the question word
+    the visitor asks with: "why should I use it" -> a method card's "Why" field ("To
+    identify a group's collective priorities."), not a later sentence that shares a word.
+    None when no heading is such a label. It outweighs the best word match in the chunk the
+    search ranked best: the visitor asked for what the label holds."""
+    asking = {w.strip(":：").lower() for w in set(heads)} & _ASKING_LABELS
+    if not asking:
+        return None
+    asked = asking & set(re.findall(r"[a-z]+", spoken.lower()))
+    if not asked:
+        return None
+    bonus = params.question_heading + params.chunk_prior
+    return [bonus if heads[i].strip(":：").lower() in asked
+            and _opens_section(heads, i) else 0.0 for i in range(len(heads))]
+
+
 def _plus(prior: list[float] | None, extra: list[float] | None) -> list[float] | None:
     """Two per-sentence bonuses added; either may be None (none)."""
     if extra is None:
@@ -1010,6 +1028,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         lead = next((i for i, head in enumerate(heads) if head), len(heads))
         scored_heads = [title] * lead + heads[lead:]
     prior = _plus(prior, _asked_as(utterance, sents, heads, index, params, embedder))
+    prior = _plus(prior, _labelled_by_asking(spoken, heads, params))
     start = _best_start(sents, scored_heads, _sentence_query(r.query, index),
                         _cue_terms(spoken, lex), prior, _orphans(sents, heads, lex),
                         _said_before(sents, history))

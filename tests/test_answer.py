@@ -204,6 +204,25 @@ def test_a_sentence_that_leans_on_the_one_before_takes_it_along(tmp_path: Path) 
     assert "Curry" not in reply.text  # a run stays under its heading
 
 
+def test_a_question_word_asks_for_the_field_it_labels(tmp_path: Path) -> None:
+    """18F's method cards render their "why" field under "Why": "why should I use dot
+    voting" had been answered by a later sentence that shares its words (the PRA line)."""
+    (tmp_path / "dot-voting.md").write_text(
+        "---\ntitle: Dot voting\nwhat: A simple voting exercise to identify a group's "
+        "collective priorities.\nwhy: To reach a consensus on priorities with a group of "
+        "people.\n---\n## How to do it\nGive each person five dots to vote with.\n"
+        "## Considerations for use in government\nNo PRA implications: dot voting falls under "
+        "direct observation, which you can use freely.\n", encoding="utf-8")
+    brain = _brain(tmp_path)
+
+    def said(question: str) -> str:
+        return brain.respond((), question, lang="en").reply.text
+
+    assert said("why should I use dot voting").startswith("To reach a consensus")
+    assert said("what is dot voting").startswith("A simple voting exercise")
+    assert said("how do I do dot voting").startswith("Give each person five dots")
+
+
 @pytest.mark.parametrize(("sentence", "leans"), [
     ("It is open from 10:00 to 16:30 every day.", True),
     ("And if you're eligible, we'll call you.", True),
