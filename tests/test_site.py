@@ -46,6 +46,24 @@ def test_a_line_that_is_one_link_is_searchable_and_marked_unsaid() -> None:
                                   "Find your facility’s phone number.")
 
 
+def test_markup_inside_a_sentence_is_not_its_text() -> None:
+    """18F's UX guide: a link whose words hold a bracketed note ("[GSA.gov]") had stayed raw
+    markdown, URL and all, so the sentence that defines the PRA was never said; _emphasis_
+    by underscores was read out as "_Tell me about ..._". A list item that is such a link
+    alone is still only where to click."""
+    _, sections = parse_markdown(
+        "# Legal\n[The Paperwork Reduction Act [Digital.gov]](https://pra.digital.gov/) (PRA) "
+        "is a law governing how federal agencies collect information.\n"
+        "Example interview question: _Tell me about the last time you helped a patron._ "
+        "Keep the snake_case_name.\n- [Annual report [PDF]](report.pdf)\n")
+    text = sections[0].text
+    assert "The Paperwork Reduction Act (PRA) is a law governing" in text
+    assert "http" not in text and "Digital.gov" not in text
+    assert "question: Tell me about the last time you helped a patron. Keep" in text
+    assert "snake_case_name" in text
+    assert sections[0].unsaid == ("Annual report",)
+
+
 def test_an_html_block_or_a_list_item_that_is_one_link_is_marked_unsaid() -> None:
     _, sections = parse_html(
         '<main><h1>Care</h1><p>Talk to your team.</p><p><a href="/x">Find a medical center '
@@ -362,6 +380,9 @@ def test_a_page_keeps_the_site_pages_it_links_to(tmp_path: Path) -> None:
     ("<p>Read <a class=\"x\" href=\"/fees/\">our <b>fees</b></a>.</p>", [("our fees", "/fees/")]),
     ("作成方法は[こちらのドキュメント](../advanced/create-plugin.md)を参照してください。",
      [("こちらのドキュメント", "../advanced/create-plugin.md")]),
+    # a bracketed note in a link's words is where the link goes, not a word of it
+    ("[The Paperwork Reduction Act [Digital.gov]](https://pra.digital.gov/) (PRA) is a law.",
+     [("The Paperwork Reduction Act", "https://pra.digital.gov/")]),
 ])
 def test_a_links_words_are_kept_with_its_target(source: str,
                                                 anchors: list[tuple[str, str]]) -> None:

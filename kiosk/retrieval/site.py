@@ -99,9 +99,14 @@ _MODULE_LINE = re.compile(r"^(?:import\s.*\bfrom\s+['\"][^'\"]+['\"]|import\s+['
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# (a link's text may hold one bracketed note, "[The Paperwork Reduction Act [Digital.gov]](…)",
+# "[Annual report [PDF]](…)": the site's mark of where the link goes, not words of the text)
+_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)]*\)")
+_LINK_NOTE = re.compile(r"\s*\[[^\[\]]*\]")
 _REF_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
+# _emphasis_ by single underscores, at word boundaries (never inside snake_case)
+_UNDERSCORED = re.compile(r"(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)")
 # A heading's attribute block (Pandoc, kramdown, Hugo, VitePress: "## Links {#links}"): markup.
 _HEADING_ATTRS = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
 # A backslash before ASCII punctuation is CommonMark's escape: the character as itself, kept
@@ -119,7 +124,8 @@ _CONTAINER = re.compile(r"^\s*:{3,}")
 # "<a href=…>Find your facility's phone number</a>."): where to click next on a screen, not
 # an answer to say. A telephone or mail link is how to reach someone: said.
 _LINK_LINE = re.compile(
-    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:<p>)?\s*(?:\[[^\]]+\]\((?P<md_to>[^)]*)\)|"
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:<p>)?\s*(?:\[(?:[^\[\]]|\[[^\[\]]*\])+\]"
+    r"\((?P<md_to>[^)]*)\)|"
     r"<a\s[^>]*?href\s*=\s*[\"'](?P<a_to>[^\"']*)[\"'][^>]*>[^<]+</a>)"
     r"\s*[.。]?\s*(?:<br\s*/?>|</p>)*\s*$", re.I)
 
@@ -241,10 +247,11 @@ def _inline_markdown(line: str) -> str:
     line = _ESCAPED.sub(lambda m: chr(0xE000 + ord(m.group(1))), line)
     line = _CODE_SPAN.sub(_code_span, line)
     line = _IMAGE.sub(lambda m: m.group(1), line)
-    line = _LINK.sub(lambda m: m.group(1), line)
+    line = _LINK.sub(lambda m: _LINK_NOTE.sub("", m.group(1)), line)
     line = _REF_LINK.sub(lambda m: m.group(1), line)
     if "<" in line and ">" in line:
         line = html_to_text(line)
+    line = _UNDERSCORED.sub(lambda m: m.group(1), line)
     line = _EMPHASIS.sub("", line)
     line = _LIST_MARK.sub("", line)
     if line.lstrip().startswith(">"):
@@ -551,7 +558,7 @@ def link_targets(source: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _LINK_TARGET.finditer(source)]
 
 
-_ANCHOR = re.compile(r"(?<!!)\[([^\]]+)\]\(\s*<?([^)\s>]+)[^)]*\)"
+_ANCHOR = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\(\s*<?([^)\s>]+)[^)]*\)"
                      r"|<a\s[^>]*?href\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.I | re.S)
 
 
@@ -561,7 +568,8 @@ def link_anchors(source: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for match in _ANCHOR.finditer(source):
         if match.group(1) is not None:
-            words, target = _inline_markdown(match.group(1)), match.group(2)
+            words = _inline_markdown(_LINK_NOTE.sub("", match.group(1)))
+            target = match.group(2)
         else:
             words, target = html_to_text(match.group(4)), match.group(3)
         words = " ".join(words.split())
