@@ -277,6 +277,12 @@ def test_a_page_without_a_title_is_named_by_the_field_its_layout_shows() -> None
     assert title == "アカウントを削除したい"
     title, _ = parse_markdown("---\nquestion: Q\ntitle: Delete an account\n---\nBody.\n")
     assert title == "Delete an account"  # a title, where there is one, names the page
+    # the field that names the page is no section of it as well (an English question ending
+    # in "?" had become the title and a section headed "Question")
+    title, sections = parse_markdown("---\nquestion: How do I delete my account for good?\n"
+                                     "---\nGo to Settings and choose Delete.\n")
+    assert title == "How do I delete my account for good?"
+    assert [(s.heading, s.text) for s in sections] == [("", "Go to Settings and choose Delete.")]
 
 
 def test_front_matter_that_is_not_yaml_is_only_skipped() -> None:

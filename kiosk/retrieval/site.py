@@ -224,8 +224,10 @@ def _field_label(key: str) -> str:
 
 
 def _rendered_field(key: str, value: object) -> Section | None:
+    # (a field that names the page is its title, not a section: an FAQ entry's "question")
     if not isinstance(value, str) or key.lower() in _GENERATOR_FIELDS \
-            or key.lower() in _TEXT_FIELDS or not re.fullmatch(r"[A-Za-z][\w-]*", key):
+            or key.lower() in _TEXT_FIELDS or key.lower() in _TITLE_FIELDS \
+            or not re.fullmatch(r"[A-Za-z][\w-]*", key):
         return None
     text = html_to_text(value).strip()
     label = _field_label(key)
