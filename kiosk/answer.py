@@ -127,7 +127,9 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
 
 # A link is not said; an e-mail address or a handle (@syuilo@misskey.io) is: it is how to reach
 # someone, as a telephone number is (reply F1 +0.004 / +0.008 on the real-site sets).
-_URL = re.compile(r"\w+://|www\.")
+# (and a path, "/api/v1/scheduled_statuses": read aloud it is slashes and underscores)
+# (not a pronunciation between slashes, "Vue（発音は /vjuː/、…）")
+_URL = re.compile(r"\w+://|www\.|(?<!\S)/[\w.-]+/[\w.-]+")
 _CODE_NAME = re.compile(r"\$[A-Za-z_]")  # $ref, $HOME: code; $127 is a price
 # A comma right before the sentence's end: an object literal's line ("typeは'object',。"), no prose.
 _CODE_COMMA = re.compile(r"[,，]\s*[。.]$")
@@ -623,24 +625,27 @@ def _defining(sents: list[str], heads: list[str], asked: set[str], index: SiteIn
             return False
         return not whole or len(asked & topic.keys()) > 0.5 * len(asked)
 
-    quantifiers = load_lexicon(lang).quantifiers
+    not_defining = load_lexicon(lang).not_defining
     for i, sent in enumerate(sents):
         # (the gloss out first: its own は must not end the topic, Vue（発音は /vjuː/）は…)
         match = _TOPIC.get(lang, _TOPIC["en"]).match(_GLOSS.sub("", sent))
-        if match is not None and _quantified(match.group(1), quantifiers, lang):
-            match = None  # "Most card sorts are ...": some of X, not what X is
+        if match is not None and _opens_undefined(match.group(1), not_defining, lang):
+            # "Most card sorts are ...": some of X; "Because Mastodon is just software that
+            # ...": a reason; neither says what X is
+            match = None
         head = heads[i] or (title if i == 0 else "")
         first = head != "" and _opens_section(heads, i)
         # a sentence with a topic of its own is about that topic, whatever its heading
         yield about(match.group(1)) if match is not None else first and about(head)
 
 
-def _quantified(topic: str, quantifiers: tuple[str, ...], lang: str) -> bool:
-    """The topic speaks of some or all of a kind ("Most card sorts", 多くの場合)."""
+def _opens_undefined(topic: str, openers: tuple[str, ...], lang: str) -> bool:
+    """The topic opens with a quantifier or a subordinating word (`[answer] not_defining`:
+    "Most card sorts", "Because Mastodon", 多くの)."""
     low = topic.lower()
     if lang == "ja":
-        return low.startswith(quantifiers)
-    return _opens_with(low.split(), quantifiers)
+        return low.startswith(openers)
+    return _opens_with(low.split(), openers)
 
 
 def _defines(sents: list[str], heads: list[str], asked: set[str], index: SiteIndex,

@@ -53,6 +53,8 @@ from tests.fakes import HashingEmbedder
     ("\"User-centered design at 18F: a design studio for natural resource revenues\" Chris "
      "Cairns , Michelle Hertzfeld , Nick Bristow.", "en"),
     ("\u201cDesign studios\u201d (2014), Jane Doe and Bob Roe.", "en"),
+    # a path read aloud is slashes and underscores
+    ("See /api/v1/scheduled_statuses for managing scheduled statuses.", "en"),
 ])
 def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     assert speakable(line, lang) is None
@@ -498,6 +500,11 @@ def _said_from_first_chunk(root: Path, page: str, question: str, lang: str) -> s
            "divide concepts into groups.\n---\n## How to do it\nMost card sorts are performed "
            "with one user at a time, but you can also sort cards in groups.\n",
      "what is card sorting", "A categorization exercise"),
+    # a reason ("Because X is ...") and a greeting say nothing of what X is
+    ("en", "---\ntitle: About\ndescription: Welcome to the Mastodon documentation!\n---\n"
+           "## Why\nBecause Mastodon is just software, anyone can run a server.\n"
+           "## What\nMastodon is free software for running a social network.\n",
+     "what is mastodon", "Mastodon is free software"),
     # the page's opening under no heading stands under its title, whose words it does not
     # repeat ("Personas": "User archetypes ..."), ahead of a later sentence that names them
     ("en", "---\ntitle: Personas\ndescription: User archetypes based on conversations with "

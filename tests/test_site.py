@@ -55,12 +55,14 @@ def test_markup_inside_a_sentence_is_not_its_text() -> None:
         "# Legal\n[The Paperwork Reduction Act [Digital.gov]](https://pra.digital.gov/) (PRA) "
         "is a law governing how federal agencies collect information.\n"
         "Example interview question: _Tell me about the last time you helped a patron._ "
-        "Keep the snake_case_name.\n- [Annual report [PDF]](report.pdf)\n")
+        "Keep the snake_case_name. Open Settings &gt; Account.\n"
+        "- [Annual report [PDF]](report.pdf)\n")
     text = sections[0].text
     assert "The Paperwork Reduction Act (PRA) is a law governing" in text
     assert "http" not in text and "Digital.gov" not in text
     assert "question: Tell me about the last time you helped a patron. Keep" in text
     assert "snake_case_name" in text
+    assert "Open Settings > Account." in text  # an entity in prose is its character
     assert sections[0].unsaid == ("Annual report",)
 
 

@@ -8,6 +8,7 @@ text; the front-matter fields a layout renders as prose (a description, a card's
 from __future__ import annotations
 
 import hashlib
+import html
 import logging
 import os
 import posixpath
@@ -253,6 +254,8 @@ def _inline_markdown(line: str) -> str:
     line = _REF_LINK.sub(lambda m: m.group(1), line)
     if "<" in line and ">" in line:
         line = html_to_text(line)
+    elif "&" in line:
+        line = html.unescape(line)  # an entity in markdown prose ("Settings &gt; Account")
     line = _UNDERSCORED.sub(lambda m: m.group(1), line)
     line = _EMPHASIS.sub("", line)
     line = _LIST_MARK.sub("", line)

@@ -83,7 +83,7 @@ class Lexicon:
     announces: tuple[str, ...] = ()  # a sentence with these tells what a page holds, not it
     points: tuple[str, ...] = ()  # ... with these and a link's words, sends the reader there
     asks_what: tuple[str, ...] = ()  # a question asking what something is (wants a definition)
-    quantifiers: tuple[str, ...] = ()  # a topic opening with these is no definition ("most X")
+    not_defining: tuple[str, ...] = ()  # a topic opening with these is no definition ("most X")
     refuse: tuple[str, ...] = ()  # requests never answered from any page
     unfinished: tuple[str, ...] = ()  # words a finished question never ends with
     finished: tuple[str, ...] = ()  # endings only a finished sentence has (Japanese)
@@ -322,7 +322,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         announces=_tuple(data.get("answer", {}), "announces", f"{lang}.answer"),
         points=_tuple(data.get("answer", {}), "points", f"{lang}.answer"),
         asks_what=_tuple(data.get("answer", {}), "asks_what", f"{lang}.answer"),
-        quantifiers=_tuple(data.get("answer", {}), "quantifiers", f"{lang}.answer"),
+        not_defining=_tuple(data.get("answer", {}), "not_defining", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
         unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
         finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
