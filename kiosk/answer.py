@@ -127,8 +127,8 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
 
 # A link is not said; an e-mail address or a handle (@syuilo@misskey.io) is: it is how to reach
 # someone, as a telephone number is (reply F1 +0.004 / +0.008 on the real-site sets).
-# (and a path, "/api/v1/scheduled_statuses": read aloud it is slashes and underscores)
-# (not a pronunciation between slashes, "Vue（発音は /vjuː/、…）")
+# Nor is a path ("/api/v1/scheduled_statuses": slashes and underscores read aloud); a
+# pronunciation between slashes is ("Vue（発音は /vjuː/、…）").
 _URL = re.compile(r"\w+://|www\.|(?<!\S)/[\w.-]+/[\w.-]+")
 _CODE_NAME = re.compile(r"\$[A-Za-z_]")  # $ref, $HOME: code; $127 is a price
 # A comma right before the sentence's end: an object literal's line ("typeは'object',。"), no prose.
