@@ -505,12 +505,6 @@ def _said_from_first_chunk(root: Path, page: str, question: str, lang: str) -> s
            "## Why\nBecause Mastodon is just software, anyone can run a server.\n"
            "## What\nMastodon is free software for running a social network.\n",
      "what is mastodon", "Mastodon is free software"),
-    # the page's opening under no heading stands under its title, whose words it does not
-    # repeat ("Personas": "User archetypes ..."), ahead of a later sentence that names them
-    ("en", "---\ntitle: Personas\ndescription: User archetypes based on conversations with "
-           "real people.\n---\n## How to do it\nLink your personas to the research that "
-           "inspired them.\n",
-     "what is a persona", "User archetypes"),
     # a glossary: the heading names it, the sentence under it says what it is
     ("ja", "# 公開範囲\nホーム画面の設定は後から変えられます。\n## ホーム\n"
            "全ての人に公開されますが、ローカルのタイムラインには流れません。\n",
@@ -522,6 +516,24 @@ def test_what_is_x_is_answered_by_the_sentence_that_defines_x(
     answers, not an earlier one that merely names X."""
     (tmp_path / "page.md").write_text(page, encoding="utf-8")
     assert _said_from_first_chunk(tmp_path, "page.md", question, lang).startswith(said)
+
+
+def test_a_pages_opening_defines_its_title_though_the_search_ranked_another_chunk(
+        tmp_path: Path) -> None:
+    """18F's "Personas": the opening under no heading ("User archetypes based on ...") says
+    what the title is without its words, and the search's best chunk is the one that names
+    personas ("Link your personas to ..."): the opening stands under the title, whose words
+    count as its own for the question "what is a persona"."""
+    (tmp_path / "personas.md").write_text(
+        "---\ntitle: Personas\ndescription: User archetypes based on conversations with real "
+        "people.\n---\n## How to do it\nGather research from earlier interviews.\n"
+        "Link your personas to the research that inspired them. Personas can stereotype a "
+        "user, so check each persona with the team.\n", encoding="utf-8")
+    brain = _brain(tmp_path)
+    turn = brain.respond((), "what is a persona", lang="en")
+    info = brain.index.page("personas.md")
+    assert info is not None and turn.hits[0].chunk != info.first_chunk
+    assert turn.reply.text.startswith("User archetypes based on conversations")
 
 
 def test_what_is_x_is_answered_from_a_page_that_defines_x(tmp_path: Path) -> None:
