@@ -364,6 +364,8 @@ def query_weights(text: str, nouns: frozenset[str] = frozenset()) -> dict[str, f
                         for gram in grams:
                             weights[gram] = weights.get(gram, 0.0) + 1.0 / len(grams)
                     continue
+                if segment in stop:
+                    continue  # 他 of 他には: "other", no word of what is asked about
                 grams = [segment] if len(segment) == 1 else [
                     segment[i:i + 2] for i in range(len(segment) - 1)]
                 share = 1.0
@@ -397,7 +399,7 @@ def terms(text: str, *, for_query: bool = False) -> list[str]:
         if _CJK_RE.match(token):
             for segment in _script_segments(token):
                 hiragana = bool(_HIRAGANA_ONLY.match(segment))
-                if hiragana and for_query:
+                if (hiragana or segment in stop) and for_query:
                     continue
                 if len(segment) == 1:
                     if not hiragana:

@@ -268,3 +268,13 @@ def test_word_overlap_matches_words_not_letters_inside_them() -> None:
     assert word_overlap("grief counseling", "bereavement counselors help with grief") == 1.0
     assert word_overlap("blood test", "view your lab tests") == 0.5
     assert word_overlap("", "anything") == 0.0
+
+
+def test_a_kanji_that_names_nothing_asked_is_no_query_word() -> None:
+    """Whisper writes 他にはどんな商品があるの where a visitor types ほかには (hiragana, no query
+    word): 他 ("other") as a word had found the page of the exchange before, which holds
+    他 too, instead of the shop. The index keeps it (その他 is text)."""
+    assert query_weights("他にはどんな商品があるの") == query_weights("ほかにはどんな商品があるの")
+    assert query_weights("他にはどんな商品があるの") == {"商品": 1.0}
+    assert terms("他の言語", for_query=True) == ["言語"]
+    assert "他" in terms("その他の言語")
