@@ -102,7 +102,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 # (a link's text may hold one bracketed note, "[The Paperwork Reduction Act [Digital.gov]](…)",
 # "[Annual report [PDF]](…)": the site's mark of where the link goes, not words of the text)
-_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\([^)]*\)")
+_LINK_WORDS = r"(?:[^\[\]]|\[[^\[\]]*\])"
+_LINK = re.compile(rf"\[({_LINK_WORDS}*)\]\([^)]*\)")
 _LINK_NOTE = re.compile(r"\s*\[[^\[\]]*\]")
 _REF_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
@@ -125,8 +126,7 @@ _CONTAINER = re.compile(r"^\s*:{3,}")
 # "<a href=…>Find your facility's phone number</a>."): where to click next on a screen, not
 # an answer to say. A telephone or mail link is how to reach someone: said.
 _LINK_LINE = re.compile(
-    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:<p>)?\s*(?:\[(?:[^\[\]]|\[[^\[\]]*\])+\]"
-    r"\((?P<md_to>[^)]*)\)|"
+    rf"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:<p>)?\s*(?:\[{_LINK_WORDS}+\]\((?P<md_to>[^)]*)\)|"
     r"<a\s[^>]*?href\s*=\s*[\"'](?P<a_to>[^\"']*)[\"'][^>]*>[^<]+</a>)"
     r"\s*[.。]?\s*(?:<br\s*/?>|</p>)*\s*$", re.I)
 
@@ -563,7 +563,7 @@ def link_targets(source: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _LINK_TARGET.finditer(source)]
 
 
-_ANCHOR = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\(\s*<?([^)\s>]+)[^)]*\)"
+_ANCHOR = re.compile(rf"(?<!!)\[({_LINK_WORDS}+)\]\(\s*<?([^)\s>]+)[^)]*\)"
                      r"|<a\s[^>]*?href\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</a>", re.I | re.S)
 
 
