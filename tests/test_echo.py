@@ -52,6 +52,21 @@ def test_residual_suppression_adds_to_the_filter() -> None:
                                                                      plain[half:]) + 5.0
 
 
+def test_a_diverged_filter_never_says_its_guess_aloud() -> None:
+    # The filter learned a room, then the microphone hears none of it (muted, or a recording
+    # made without echo): what the filter subtracts from silence is the avatar's own voice,
+    # which the VAD and the guard would take for a visitor talking over it.
+    far = probe_signal(6.0)
+    mic = np.concatenate([_room(far[:4 * RATE_HZ], delay=480), np.zeros(2 * RATE_HZ, np.int16)])
+    canceller = SpeexCanceller(128, suppress=False)
+    out = cancel(canceller, mic, far)
+    quiet = 4 * RATE_HZ + CHUNK_SAMPLES * 2  # (the DC notch rings for a few ms)
+    assert not out[quiet:].any()
+    assert canceller.louder_frames > 0
+    # where the room is, the filters still take the echo out
+    assert erle_db(mic[3 * RATE_HZ:4 * RATE_HZ], out[3 * RATE_HZ:4 * RATE_HZ]) > 20.0
+
+
 def test_delay_line_and_pass_through() -> None:
     line = DelayLine(40)
     chunks = [np.full(CHUNK_SAMPLES, i, dtype=np.int16) for i in range(1, 5)]
