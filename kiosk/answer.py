@@ -131,6 +131,8 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
 # pronunciation between slashes is ("Vue（発音は /vjuː/、…）").
 _URL = re.compile(r"\w+://|www\.|(?<!\S)/[\w.-]+/[\w.-]+")
 _CODE_NAME = re.compile(r"\$[A-Za-z_]")  # $ref, $HOME: code; $127 is a price
+# A run of letters and digits no voice can say: a hash, a key, a wallet's address (0xF112…).
+_TOKEN = re.compile(r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{20,}")
 # A comma right before the sentence's end: an object literal's line ("typeは'object',。"), no prose.
 _CODE_COMMA = re.compile(r"[,，]\s*[。.]$")
 # Japanese script: a Japanese page's sentence without any is a link's or a label's text ("App
@@ -197,7 +199,8 @@ def speakable(sentence: str, lang: str) -> str | None:
     if text.endswith((":", "：")):
         return None
     text = _MENU_STEP.sub("の" if lang == "ja" else ", ", text)
-    if any(ch in text for ch in "{}<>=|`") or _CODE_NAME.search(text) or _CODE_COMMA.search(text):
+    if (any(ch in text for ch in "{}<>=|`") or _CODE_NAME.search(text)
+            or _CODE_COMMA.search(text) or _TOKEN.search(text)):
         return None
     if lang == "ja":
         if not _END_JA.search(text) or len(text) < 8:
@@ -274,6 +277,16 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
     while i < len(lines):
         line = lines[i].strip()
         lead = line[:-1].rstrip() if line.endswith((":", "：")) else ""
+        # a finished sentence that points at the list after it ("Try the following
+        # settings.") leads into it as a colon does: alone it says nothing
+        ahead = not lead and _points_ahead(line, lang, lex)
+        if ahead:
+            k = i + 1
+            while k < len(lines) and _item(lines[k].strip(), lang):
+                k += 1
+            # (labelled items are each said as a sentence of their own: "1,000円以上は…")
+            ahead = not all(_LABELLED.match(x.strip()) for x in lines[i + 1:k])
+            lead = line[:-1].rstrip() if ahead else ""
         # a colon inside is a table's header row ("If you're ... and: Your MAPR amount is:")
         if lead and ":" not in lead and "：" not in lead:
             j = i + 1
@@ -288,7 +301,7 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
             unfinished = unfinished or some
             # ... or every item pairs a label with its value, as a timetable does ("Monday &
             # Tuesday (14 & 15 July): Tutorials & Workshops"): the answer is in the items
-            joined = unfinished or any(
+            joined = unfinished or ahead or any(
                 _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1]) or (
                 j - i - 1 >= LIST_ITEMS[0]
                 and all(_LABELLED.match(x.strip()) for x in lines[i + 1:j]))
@@ -304,7 +317,9 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
                     candidate = (f"{lead}{colon}{items}" if lang == "ja"
                                  else f"{lead}{colon} {items}") + ("。" if lang == "ja" else ".")
                     if len(candidate) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply at most
-                        said = candidate
+                        # (items no voice can say, a wallet's address, leave the lines as
+                        # they are)
+                        said = candidate if speakable(candidate, lang) else ""
                         break
                 if said:
                     out.append((said, i))
@@ -323,6 +338,14 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
         out.append((line, i))
         i += 1
     return out
+
+
+def _points_ahead(line: str, lang: str, lex: Lexicon) -> bool:
+    """The line's last sentence is finished and points at what follows it (`[answer] ahead`)."""
+    if not line.endswith((".", "。")):
+        return False
+    last = sentences(line)
+    return bool(last) and bool(lex.find(clean(last[-1]), lex.ahead))
 
 
 def _leads_in(lead: str, lang: str, lex: Lexicon) -> bool:

@@ -604,6 +604,28 @@ def test_a_timetable_list_is_said_with_its_lead_in() -> None:
                               "en") == ["Related pages are listed here:", "Tickets", "Parking"]
 
 
+def test_a_finished_sentence_pointing_at_its_list_says_the_list() -> None:
+    """"以下の方法で受け付けています。" and its items (misskey's donations page): said alone, the
+    sentence points at what it does not say; it leads into its items as a lead-in with a
+    colon does. Labelled items stay sentences of their own, and items no voice can say (a
+    wallet's address) leave the lines as they are."""
+    assert lists_as_sentences(["寄付は以下の方法で受け付けています。", "継続支援", "単発支援"],
+                              "ja") == ["寄付は以下の方法で受け付けています：継続支援、単発支援。"]
+    assert lists_as_sentences(["If it is slow, try the following settings.",
+                               "Reduce animations", "Turn off the blur effect"], "en") == [
+        "If it is slow, try the following settings: reduce animations and turn off the blur "
+        "effect."]
+    labelled = ["額に応じて以下の返礼を用意しています。", "1,000円以上: バッジ付与",
+                "3,000円以上: お名前の記載"]
+    assert lists_as_sentences(labelled, "ja") == labelled
+    wallet = ["以下の方法で受け付けています。", "継続支援",
+              "仮想通貨 0xF1121108E21C92aAC7814137DD67e0d48eAC7Fdc"]
+    assert lists_as_sentences(wallet, "ja") == wallet
+    # a finished sentence that points at nothing ahead stays as it is
+    plain = ["Parking is free.", "Level 1", "Level 2"]
+    assert lists_as_sentences(plain, "en") == plain
+
+
 def test_when_is_answered_with_the_day_not_a_year_alone(tmp_path: Path) -> None:
     """"When is the conference" wants a day of the calendar (or a clock time); a year alone
     ("since 2002") is no answer to it."""

@@ -438,3 +438,17 @@ def test_an_mdx_page_is_a_page_and_its_module_lines_are_not_text(tmp_path: Path)
     text = "\n".join(s.text for s in tickets.sections)
     assert text == "Adults pay 1,200 yen."
     assert next(p for p in pages if p.page_id == "index.md").links == ("tickets.mdx",)
+
+
+def test_a_setext_heading_is_a_heading() -> None:
+    """Misskey Hub's install guides underline their headings ("ユーザーの作成" / "-----"): the
+    line was prose before, said as a list's item after "以下のコマンドで…", and the section
+    under it had no heading to be found by; "=====" names the page as "#" does."""
+    title, sections = parse_markdown(
+        "Misskeyを手動で構築する\n=======\n\nこの記事では手動で構築します。\n\n"
+        "ユーザーの作成\n-------\nユーザーを作ります。\n\n- an item\n---\nAfter a rule.\n")
+    assert title == "Misskeyを手動で構築する"
+    assert [(s.heading, s.text) for s in sections] == [
+        ("Misskeyを手動で構築する", "この記事では手動で構築します。"),
+        # a list item's line before "---" is no heading: the rule is a thematic break
+        ("ユーザーの作成", "ユーザーを作ります。\nan item\nAfter a rule.")]

@@ -110,6 +110,9 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
 # _emphasis_ by single underscores, at word boundaries (never inside snake_case)
 _UNDERSCORED = re.compile(r"(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)")
 # A heading's attribute block (Pandoc, kramdown, Hugo, VitePress: "## Links {#links}"): markup.
+# A setext heading's underline: the paragraph line above it is a heading ("Setup" / "-----"
+# level 2, "=====" level 1); Misskey Hub's install guides are written so.
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _HEADING_ATTRS = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
 # A backslash before ASCII punctuation is CommonMark's escape: the character as itself, kept
 # out of the markup's way (a private-use stand-in) until the markup is gone.
@@ -354,7 +357,21 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
     # whether the last line of prose goes on in the next source line (a paragraph wrapped
     # in the source: "the ticket can be converted" / "into a standard ticket.")
     open_line = open_wide = False
+    paragraph = False  # the line before was a paragraph's (a setext underline may follow)
     for raw_line in markdown_table_lines(source.splitlines(), _inline_markdown):
+        after_paragraph, paragraph = paragraph, False
+        setext = _SETEXT.match(raw_line)
+        if setext and after_paragraph and prose:
+            named = prose.pop()
+            if links and links[-1] == named:
+                links.pop()
+            flush()
+            prose, code, links = [], [], []
+            open_line = open_wide = False
+            heading = named
+            if not title and setext.group(1).startswith("="):
+                title = heading
+            continue
         if _FENCE.match(raw_line):
             in_fence = not in_fence
             open_line = open_wide = False
@@ -389,6 +406,7 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
             prose.append(line)
             if link_line:
                 links.append(line)
+        paragraph = bool(line) and not _BLOCK_START.match(raw_line)
         open_line = bool(line) and not link_line and _wraps(raw_line, prose[-1] if prose else "")
         open_wide = bool(line) and not link_line and _wraps(raw_line, prose[-1] if prose else "",
                                                             wider=True)

@@ -82,6 +82,7 @@ class Lexicon:
     opening_only: tuple[str, ...] = ()  # `dangling` words that lean only as the first word
     announces: tuple[str, ...] = ()  # a sentence with these tells what a page holds, not it
     points: tuple[str, ...] = ()  # ... with these and a link's words, sends the reader there
+    ahead: tuple[str, ...] = ()  # a finished sentence with these leads into the list after it
     asks_what: tuple[str, ...] = ()  # a question asking what something is (wants a definition)
     not_defining: tuple[str, ...] = ()  # a topic opening with these is no definition ("most X")
     refuse: tuple[str, ...] = ()  # requests never answered from any page
@@ -321,6 +322,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         opening_only=_tuple(data.get("answer", {}), "opening_only", f"{lang}.answer"),
         announces=_tuple(data.get("answer", {}), "announces", f"{lang}.answer"),
         points=_tuple(data.get("answer", {}), "points", f"{lang}.answer"),
+        ahead=_tuple(data.get("answer", {}), "ahead", f"{lang}.answer"),
         asks_what=_tuple(data.get("answer", {}), "asks_what", f"{lang}.answer"),
         not_defining=_tuple(data.get("answer", {}), "not_defining", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
