@@ -155,10 +155,10 @@ def venue_spelling(cfg: Config) -> Any:
         # on the voice bench's utterances 12.45 -> 12.12% clean, 35.8 -> 34.4% in babble;
         # misskey-ja's visitor turns, same speech, its own site: 10.08 -> 10.04%, 24.45 ->
         # 24.23%)
-        frames = list(load_lexicon("ja").question_frames)
-        return VenueSpelling.from_texts(frames + site_texts(pages),
+        frames = load_lexicon("ja").question_frames
+        return VenueSpelling.from_texts([*frames, *site_texts(pages)],
                                         spell=cfg.asr.spelling_from_site,
-                                        weight=cfg.asr.site_text_weight)
+                                        weight=cfg.asr.site_text_weight, endings=frames)
 
     return make
 

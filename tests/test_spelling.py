@@ -132,3 +132,23 @@ def test_the_site_model_reads_how_visitors_ask(tmp_path: Path) -> None:
     heard = [Hypothesis("入館料はエクラですか", -0.30), Hypothesis("入館料はいくらですか", -0.30)]
     assert speller.choose(heard) == 1
     assert speller.choose(list(reversed(heard))) == 0
+
+
+def test_a_hypothesis_ending_as_visitors_ask_wins_a_close_call(tmp_path: Path) -> None:
+    """Whisper base hears Open JTalk's 止められますか as 止められました first and keeps the
+    question lower in its beam (-0.09 / -0.27): a visitor asks, so a hypothesis ending in a
+    question frame gains ASKED_BONUS; one far behind stays behind."""
+    from kiosk.asr.charlm import Hypothesis
+    from kiosk.asr.spelling import ASKED_BONUS
+    from kiosk.config import Config, PathsConfig
+    from kiosk.wiring import venue_spelling
+
+    (tmp_path / "access.md").write_text("# アクセス\n駐車場は北口にあります。\n", encoding="utf-8")
+    make = venue_spelling(Config(paths=PathsConfig(site=str(tmp_path))))
+    assert make is not None
+    speller = make()
+    heard = [Hypothesis("車はどこに止められました?", -0.09),
+             Hypothesis("車はどこに止められますか?", -0.27)]
+    assert speller.choose(heard) == 1
+    far = [heard[0], Hypothesis("車はどこに止められますか?", -0.09 - ASKED_BONUS - 1.0)]
+    assert speller.choose(far) == 0

@@ -76,12 +76,17 @@ class CharTrigrams:
             total += math.log(TRI * p_tri + BI * p_bi + UNI * p_uni)
         return total / (len(line) - 1)
 
-    def choose(self, hypotheses: Sequence[Hypothesis], weight: float) -> int:
+    def choose(self, hypotheses: Sequence[Hypothesis], weight: float,
+               endings: tuple[str, ...] = (), ending_bonus: float = 0.0) -> int:
         """The position of the hypothesis whose own score plus `weight` x this model's
-        log-probability is highest (the first on a tie)."""
+        log-probability is highest (the first on a tie); one that ends as one of `endings`
+        gains `ending_bonus`."""
+        ends = tuple(_plain(e) for e in endings)
         best, best_score = 0, -math.inf
         for i, hyp in enumerate(hypotheses):
             score = hyp.score + weight * self.log_prob(hyp.text)
+            if ends and _plain(hyp.text).endswith(ends):
+                score += ending_bonus
             if score > best_score:
                 best, best_score = i, score
         return best
