@@ -1036,3 +1036,37 @@ def test_a_sentence_that_names_a_link_without_sending_the_reader_is_said(
                     None, load_lexicon("en"))
     assert reply.page_id == "dashboard.md"
     assert reply.text.startswith("On your dashboard you'll see a module")
+
+
+@pytest.mark.parametrize("named_heading", [1.0, 0.0])
+def test_a_bare_name_asked_after_a_reply_is_answered_under_its_heading(
+        tmp_path: Path, named_heading: float) -> None:
+    """"フォロワーは" after a reply about a note's visibility, the search's chunk the page's
+    opening: フォロワー is in every sentence of the page, so its words tell none apart; the
+    heading that is all the visitor named does (misskey-ja had said the opening again).
+    Without the bonus the test shows the miss."""
+    from kiosk.answer import compose
+    from kiosk.dialogue.query import QuerySegment, SearchQuery
+    from kiosk.dialogue.resolver import ELLIPSIS, Resolution
+    from kiosk.retrieval.index import PageHit
+
+    (tmp_path / "visibility.md").write_text(
+        "# 公開範囲\nノートの公開範囲を選ぶと、フォロワーやサーバーのユーザーのうち誰に見せるか"
+        "を決められます。\n## パブリック\n全てのユーザーとフォロワーに公開します。\n"
+        "## ホーム\nホームタイムラインとフォロワーにだけ流れます。\n"
+        "## フォロワー\n自分のフォロワーに対してのみ公開します。\n", encoding="utf-8")
+    index = _brain(tmp_path).index
+    info = index.page("visibility.md")
+    assert info is not None
+    before = ("ノートの公開範囲を選ぶと、フォロワーやサーバーのユーザーのうち誰に見せるかを"
+              "決められます。")
+    said = Exchange(user="ノートの公開範囲って何", reply=before, lang="ja",
+                    page_id="visibility.md", page_title="公開範囲", spoken=(0,))
+    query = SearchQuery((QuerySegment("フォロワーは", 1.0, "utterance"),
+                         QuerySegment("ノートの公開範囲って何", 0.35, "user")))
+    params = replace(AnswerParams(), named_heading=named_heading)
+    reply = compose(Resolution("ja", None, ELLIPSIS, False, query),
+                    [PageHit("visibility.md", 0.6, info.first_chunk)], index, (said,), None,
+                    load_lexicon("ja"), params)
+    answered = reply.text.startswith("自分のフォロワーに対してのみ")
+    assert answered == bool(named_heading), reply.text
