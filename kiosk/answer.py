@@ -77,7 +77,11 @@ class AnswerParams:
     # distant references too (`compose`), 0.388. Headings embedded a page at a time instead
     # of one by one (a quantized model's vectors move a little with their batch): 0.399 with
     # distant references, and there bonus 0.5 / 2.0 gave 0.394 / 0.394, lead 0 / 0.02
-    # 0.391 / 0.392 (README).
+    # 0.391 / 0.392 (README). A closer lead lends a share of the bonus (lead 0.008: 0.8 of
+    # it; "what do i need to apply" -> "What do I need to apply for a Veteran ID Card?",
+    # 0.915 against "What if I have questions or need help with my application?", 0.907):
+    # 0.399 -> 0.403, misskey-ja 0.3963 -> 0.3969, the other four sets unchanged (the
+    # share's full lead at 0.005 / 0.0075 / 0.015 / 0.02: 0.399 / 0.403 / 0.400 / 0.398).
     question_heading: float = 1.0
     question_heading_lead: float = 0.01
     # A heading that is all the visitor's words (a bare name asked after a reply: "フォロワー
@@ -955,10 +959,11 @@ def compose(
 
 
 def _question_heading(index: SiteIndex, heads: list[str], utterance: str, embedder: Embedder,
-                      lead: float) -> str | None:
-    """The page's question heading closest in meaning to the visitor's question, when it
-    leads the next by `lead` in cosine; None when the page has fewer than two (and then the
-    question is not embedded: the page on screen's question had no search that did)."""
+                      lead: float) -> tuple[str, float] | None:
+    """The page's question heading closest in meaning to the visitor's question, and how
+    sure: its lead over the next in cosine as a share of `lead` (1 at or above it); None
+    when the page has fewer than two (and then the question is not embedded: the page on
+    screen's question had no search that did)."""
     questions = tuple(h for h in dict.fromkeys(heads) if is_question(h))
     if len(questions) < 2:
         return None
@@ -966,20 +971,21 @@ def _question_heading(index: SiteIndex, heads: list[str], utterance: str, embedd
     asked = embedder.embed_queries([utterance])[0]
     cosine = index.question_vectors(questions, embedder) @ asked
     first, second = np.argsort(-cosine)[:2]
-    return questions[int(first)] if cosine[first] - cosine[second] >= lead else None
+    return questions[int(first)], min(1.0, float(cosine[first] - cosine[second]) / lead)
 
 
 def _asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteIndex,
               params: AnswerParams, embedder: Embedder | None) -> list[float] | None:
     """Per sentence, the bonus of the one that opens the section under the question heading
-    the visitor's question means (`_question_heading`); None without one."""
+    the visitor's question means (`_question_heading`), as sure as that is; None without
+    one."""
     if embedder is None or not params.question_heading:
         return None
-    asked_as = _question_heading(index, heads, utterance, embedder,
-                                 params.question_heading_lead)
-    if asked_as is None:
+    found = _question_heading(index, heads, utterance, embedder, params.question_heading_lead)
+    if found is None:
         return None
-    return [params.question_heading if heads[i] == asked_as and _opens_section(heads, i)
+    asked_as, share = found
+    return [params.question_heading * share if heads[i] == asked_as and _opens_section(heads, i)
             else 0.0 for i in range(len(sents))]
 
 

@@ -1070,3 +1070,30 @@ def test_a_bare_name_asked_after_a_reply_is_answered_under_its_heading(
                     load_lexicon("ja"), params)
     answered = reply.text.startswith("自分のフォロワーに対してのみ")
     assert answered == bool(named_heading), reply.text
+
+
+@pytest.mark.parametrize(("second", "share"), [(0.907, 0.8), (0.90, 1.0), (0.915, 0.0)])
+def test_a_question_heading_lends_its_bonus_as_surely_as_it_leads(second: float,
+                                                                    share: float) -> None:
+    """"what do i need to apply": "What do I need to apply for a Veteran ID Card?" 0.915 in
+    cosine, "What if I have questions ... with my application?" 0.907. A lead short of
+    question_heading_lead (0.01) lends its share of the bonus, not nothing."""
+    import numpy as np
+
+    from kiosk.answer import _asked_as
+
+    class Meaning:
+        def embed_queries(self, texts: list[str]) -> np.ndarray:
+            return np.array([[1.0, 0.0]], dtype=np.float32)
+
+    class Headings:
+        def question_vectors(self, questions: tuple[str, ...], embedder: object) -> np.ndarray:
+            return np.array([[0.915, 0.0], [second, 0.0]], dtype=np.float32)
+
+    heads = ["What do I need?", "What do I need?", "What if I have questions?"]
+    sents = ["A copy of an ID.", "And a photo.", "Call us."]
+    bonus = _asked_as("what do i need to apply", sents, heads, Headings(),  # type: ignore[arg-type]
+                      AnswerParams(), Meaning())  # type: ignore[arg-type]
+    assert bonus is not None
+    assert bonus[0] == pytest.approx(share, abs=0.01)
+    assert bonus[1:] == [0.0, 0.0]
