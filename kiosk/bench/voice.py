@@ -149,14 +149,16 @@ def _recognize(asr: Any, samples: Samples) -> str:
 
 
 def _cut_at_pauses(samples_list: list[Samples], vad: VoiceActivity, params: SegmenterParams,
-                   model: TurnModel | None, asr: Any) -> int:
-    """How many of these (paused) utterances are ended more than once: the segmenter as the
-    loop drives it, the turn model judging each pause when there is one."""
-    cuts = 0
-    for samples in samples_list:
+                   model: TurnModel | None, asr: Any) -> dict[int, list[dict[str, Any]]]:
+    """The (paused) utterances ended more than once, by position, each with the pauses the
+    turn model judged: the words heard so far, the model's probability and the verdict; the
+    segmenter as the loop drives it, the turn model judging each pause when there is one."""
+    cut: dict[int, list[dict[str, Any]]] = {}
+    for at, samples in enumerate(samples_list):
         vad.reset()
         seg = Segmenter(params)
         ended = 0
+        judged: list[dict[str, Any]] = []
         padded = np.concatenate([samples, np.zeros(RATE_HZ * 2, dtype=np.int16)])
         step = RATE_HZ * CHUNK_MS // 1000
         for i in range(0, len(padded) - step + 1, step):
@@ -166,9 +168,14 @@ def _cut_at_pauses(samples_list: list[Samples], vad: VoiceActivity, params: Segm
                 if isinstance(event, Paused) and model is not None:
                     heard = seg.heard_so_far()
                     words = _recognize(asr, heard) if isinstance(asr, Speculative) else ""
-                    seg.decide(pause_verdict(model.complete(heard), words))
-        cuts += ended > 1
-    return cuts
+                    probability = model.complete(heard)
+                    verdict = pause_verdict(probability, words)
+                    judged.append({"heard": words, "model": round(probability, 2),
+                                   "verdict": round(verdict, 2)})
+                    seg.decide(verdict)
+        if ended > 1:
+            cut[at] = judged
+    return cut
 
 
 def _through_the_loop(cfg: Config, paused: list[Samples], brain: Any, vad: VoiceActivity,
@@ -349,10 +356,11 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
         "brain": percentiles([t.brain_ms for t in turns], 0),
         "first_audio": percentiles([t.first_audio_ms for t in turns], 0),
     }
-    paused = [a for q in questions if (a := _paused(tts, q, lang, rng)) is not None]
+    asked = [(q, a) for q in questions if (a := _paused(tts, q, lang, rng)) is not None]
+    paused = [a for _, a in asked]
     params = segmenter(cfg).params
-    cut = _cut_at_pauses(paused, vad, params, judge, asr)
-    cut_fixed = _cut_at_pauses(paused, vad, params, None, asr)
+    cut_pauses = _cut_at_pauses(paused, vad, params, judge, asr)
+    cut, cut_fixed = len(cut_pauses), len(_cut_at_pauses(paused, vad, params, None, asr))
     partial, begun, whole_of = _through_the_loop(cfg, paused, brain, vad, asr, voices, judge)
     report: dict[str, Any] = {
         "lang": lang,
@@ -368,6 +376,10 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
         # later than asr.resume_within_ms, or was not heard going on), and begun to be
         "premature_answer_rate": round(partial / max(whole_of, 1), 3),
         "opening_reply_begun_rate": round(begun / max(whole_of, 1), 3),
+        # what the turn model heard where it cut: a misheard opening, or one that ends as a
+        # finished question can
+        "cut_at": [{"question": asked[at][0], "pauses": judged}
+                   for at, judged in cut_pauses.items()],
         "paused_utterances": len(paused),
         "spoken_top1": spoken_top1,
         "typed_top1": typed,
