@@ -971,7 +971,8 @@ def _question_heading(index: SiteIndex, heads: list[str], utterance: str, embedd
     asked = embedder.embed_queries([utterance])[0]
     cosine = index.question_vectors(questions, embedder) @ asked
     first, second = np.argsort(-cosine)[:2]
-    return questions[int(first)], min(1.0, float(cosine[first] - cosine[second]) / lead)
+    gap = float(cosine[first] - cosine[second])
+    return questions[int(first)], 1.0 if lead <= 0 else min(1.0, gap / lead)
 
 
 def _asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteIndex,

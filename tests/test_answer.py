@@ -1097,3 +1097,7 @@ def test_a_question_heading_lends_its_bonus_as_surely_as_it_leads(second: float,
     assert bonus is not None
     assert bonus[0] == pytest.approx(share, abs=0.01)
     assert bonus[1:] == [0.0, 0.0]
+    # no lead asked for (brain.answer.question_heading_lead = 0): the whole bonus
+    whole = _asked_as("what do i need to apply", sents, heads, Headings(),  # type: ignore[arg-type]
+                      AnswerParams(question_heading_lead=0.0), Meaning())  # type: ignore[arg-type]
+    assert whole is not None and whole[0] == 1.0
