@@ -49,16 +49,19 @@ def pause_verdict(probability: float, transcript: str) -> float:
     which a noun must follow: ほかにはどんな, さっきの) waits whatever the melody, and so does an
     English transcript with no sentence end (Whisper marks finished ones); a Japanese
     sentence-final form ("...ありますか") is finished whatever the melody (the model hears
-    Open JTalk's flat endings as unfinished). Japanese is analysed by Open JTalk: run it off
-    the event loop."""
+    Open JTalk's flat endings as unfinished), and a Japanese last word that ends a question
+    only when said as one (月の石は, 中央駅から) waits unless the recognizer marked it so (the
+    model hears the first words of a flat sentence as finished). Japanese is analysed by
+    Open JTalk: run it off the event loop."""
     from kiosk.dialogue.lexicon import load_lexicon
     from kiosk.text import detect_lang
 
     if transcript:
         lexicon = load_lexicon(detect_lang(transcript))
+        classes = last_word_classes(transcript, lexicon.lang)
         if (lexicon.sounds_unfinished(transcript) or lexicon.unmarked(transcript)
-                or set(last_word_classes(transcript, lexicon.lang)) & set(
-                    lexicon.unfinished_classes)):
+                or set(classes) & set(lexicon.unfinished_classes)
+                or lexicon.left_open(transcript, classes)):
             return 0.0
         if lexicon.sounds_finished(transcript):
             return 1.0
@@ -66,8 +69,9 @@ def pause_verdict(probability: float, transcript: str) -> float:
 
 
 def last_word_classes(transcript: str, lang: str) -> tuple[str, ...]:
-    """The part of speech of the transcript's last word, alone and with its subclass ("助詞",
-    "助詞 連体化"), by Open JTalk's analysis; none for other languages than Japanese."""
+    """The part of speech of the transcript's last word, alone, with its subclass and with its
+    conjugated form ("助詞", "助詞 連体化", "形容詞 連用テ接続"), by Open JTalk's analysis;
+    none for other languages than Japanese."""
     if lang != "ja":
         return ()
     import pyopenjtalk
@@ -79,5 +83,6 @@ def last_word_classes(transcript: str, lang: str) -> tuple[str, ...]:
     words = pyopenjtalk.run_frontend(text, use_vanilla=True) if text else []
     if not words:
         return ()
-    pos, sub = str(words[-1]["pos"]), str(words[-1]["pos_group1"])
-    return (pos, f"{pos} {sub}")
+    last = words[-1]
+    pos = str(last["pos"])
+    return (pos, f"{pos} {last['pos_group1']}", f"{pos} {last['cform']}")

@@ -91,6 +91,10 @@ class Lexicon:
     end_marks: tuple[str, ...] = ()  # a finished sentence is transcribed ending in one
     # parts of speech a last word has when a noun must follow (Japanese: どんな, genitive の)
     unfinished_classes: tuple[str, ...] = ()
+    # ... a last word has when the sentence ends there only if said as a question, which the
+    # recognizer marks (Japanese: 休みの日は? / 何時から?); unmarked, the visitor goes on
+    open_classes: tuple[str, ...] = ()
+    question_marks: tuple[str, ...] = ()  # how the recognizer marks a question said as one
     phrase_openers: tuple[str, ...] = ()  # words a reply's lead phrase may stop before
     question_frames: tuple[str, ...] = ()  # how visitors ask, read with the site's text (ASR)
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -232,6 +236,12 @@ class Lexicon:
         return bool(self.end_marks) and bool(text.strip()) and not text.rstrip().endswith(
             self.end_marks)
 
+    def left_open(self, text: str, classes: tuple[str, ...]) -> bool:
+        """The last word (its parts of speech: `classes`) ends a question only when said as
+        one, and the recognizer did not mark it so ("月の石は" but not "月の石は?")."""
+        return bool(set(classes) & set(self.open_classes)) and not text.rstrip().endswith(
+            self.question_marks)
+
     def sounds_finished(self, text: str) -> bool:
         """The words end as only a finished sentence does ("...ありますか")."""
         words = _norm(TRAILING_PUNCT.sub("", text))
@@ -330,6 +340,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
         end_marks=_tuple(data.get("turn", {}), "end_marks", f"{lang}.turn"),
         unfinished_classes=_tuple(data.get("turn", {}), "unfinished_classes", f"{lang}.turn"),
+        open_classes=_tuple(data.get("turn", {}), "open_classes", f"{lang}.turn"),
+        question_marks=_tuple(data.get("turn", {}), "question_marks", f"{lang}.turn"),
         phrase_openers=_tuple(data.get("speech", {}), "phrase_openers", f"{lang}.speech"),
         question_frames=_tuple(data.get("speech", {}), "question_frames", f"{lang}.speech"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
