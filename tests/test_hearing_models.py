@@ -146,6 +146,9 @@ def test_words_that_cannot_end_a_question_hold_the_turn_open(models_dir: Path) -
     # a hesitation: the visitor is still looking for words
     assert en.sounds_unfinished("The parking, uh...") and ja.sounds_unfinished("駐車場はえーと")
     assert pause_verdict(0.99, "what time does") == 0.0
+    # Japanese: the particle must be a word of its own (なに, こと do not end in に, と)
+    assert pause_verdict(0.9, "緑の丸ってなに") == 0.9 and pause_verdict(0.9, "駐車場を") == 0.0
+    assert pause_verdict(0.9, "ここに書いてある注意ってどういうこと") == 0.9
     assert pause_verdict(0.99, "What time is it?") == 0.99
     assert pause_verdict(0.99, "") == 0.99
 
@@ -180,8 +183,10 @@ def test_a_japanese_word_a_noun_must_follow_holds_the_turn_open() -> None:
 
 
 def test_a_japanese_ending_that_asks_only_when_asked_waits_unless_marked() -> None:
-    # a noun, は/から or 詳しく ends a question said as one (rising: Whisper writes "?");
-    # said flat, the visitor is going on (月の石は … 本物なの)
+    # a verbal noun, は/から or 詳しく ends a question said as one (rising: Whisper writes
+    # "?"); said flat, the visitor is going on (月の石は … 本物なの). Question words and
+    # other nouns end plain questions: いくら, なに, 本当
+    assert pause_verdict(0.9, "それはいくら") == 0.9 and pause_verdict(0.9, "それって本当") == 0.9
     assert "形容詞 連用テ接続" in last_word_classes("それを詳しく", "ja")
     for opening in ("月の石は", "中央駅から", "そこで子どもが体験", "それを詳しく"):
         assert pause_verdict(0.9, opening) == 0.0, opening

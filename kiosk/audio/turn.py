@@ -58,8 +58,11 @@ def pause_verdict(probability: float, transcript: str) -> float:
 
     if transcript:
         lexicon = load_lexicon(detect_lang(transcript))
-        classes = last_word_classes(transcript, lexicon.lang)
-        if (lexicon.sounds_unfinished(transcript) or lexicon.unmarked(transcript)
+        words = _analysed(transcript) if lexicon.lang == "ja" else []
+        classes = _classes(words)
+        tails = ["".join(str(w["string"]) for w in words[-k:]) for k in (1, 2, 3)
+                 if k <= len(words)] if words else None
+        if (lexicon.sounds_unfinished(transcript, tails) or lexicon.unmarked(transcript)
                 or set(classes) & set(lexicon.unfinished_classes)
                 or lexicon.left_open(transcript, classes)):
             return 0.0
@@ -72,15 +75,21 @@ def last_word_classes(transcript: str, lang: str) -> tuple[str, ...]:
     """The part of speech of the transcript's last word, alone, with its subclass and with its
     conjugated form ("助詞", "助詞 連体化", "形容詞 連用テ接続"), by Open JTalk's analysis;
     none for other languages than Japanese."""
-    if lang != "ja":
-        return ()
+    return _classes(_analysed(transcript)) if lang == "ja" else ()
+
+
+def _analysed(transcript: str) -> list[dict[str, object]]:
+    """Open JTalk's words of a Japanese transcript (its trailing marks left out)."""
     import pyopenjtalk
 
     from kiosk.dialogue.lexicon import TRAILING_PUNCT
 
     text = TRAILING_PUNCT.sub("", transcript)
     # use_vanilla: the reading fixes (Sudachi) change readings, not parts of speech
-    words = pyopenjtalk.run_frontend(text, use_vanilla=True) if text else []
+    return [dict(w) for w in pyopenjtalk.run_frontend(text, use_vanilla=True)] if text else []
+
+
+def _classes(words: list[dict[str, object]]) -> tuple[str, ...]:
     if not words:
         return ()
     last = words[-1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -220,15 +221,20 @@ class Lexicon:
                 text = text.replace(phrase, "")
         return text
 
-    def sounds_unfinished(self, text: str) -> bool:
+    def sounds_unfinished(self, text: str, tails: Collection[str] | None = None) -> bool:
         """The words so far stop where nobody ends a question ("what time does"), or on a
-        hesitation ("the parking uh", 駐車場はえーと): the visitor is still looking for words."""
+        hesitation ("the parking uh", 駐車場はえーと): the visitor is still looking for words.
+        `tails`: the text's last one, two, three words joined, when an analyser split it
+        (Japanese): the ending must be whole words then (なに does not end in the particle に)."""
         words = _norm(TRAILING_PUNCT.sub("", text))
         if self.word_boundaries:
             padded = f" {words}"
             return len(words.split()) >= 2 and any(padded.endswith(f" {p}")
                                                    for p in self.unfinished + self.hesitations)
-        return len(words) >= 2 and words.endswith(self.unfinished + self.hesitations)
+        ends = self.unfinished + self.hesitations
+        if tails is not None:
+            return len(words) >= 2 and any(_norm(t) in ends for t in tails)
+        return len(words) >= 2 and words.endswith(ends)
 
     def unmarked(self, text: str) -> bool:
         """The recognizer wrote no sentence end where this language's transcripts of a
