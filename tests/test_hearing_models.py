@@ -149,6 +149,8 @@ def test_words_that_cannot_end_a_question_hold_the_turn_open(models_dir: Path) -
     # Japanese: the particle must be a word of its own (なに, こと do not end in に, と)
     assert pause_verdict(0.9, "緑の丸ってなに") == 0.9 and pause_verdict(0.9, "駐車場を") == 0.0
     assert pause_verdict(0.9, "ここに書いてある注意ってどういうこと") == 0.9
+    # a degree adverb waits for its predicate; a question's adverb ends the question
+    assert pause_verdict(0.9, "もっと") == 0.0 and pause_verdict(0.9, "家族だといくら") == 0.9
     assert pause_verdict(0.99, "What time is it?") == 0.99
     assert pause_verdict(0.99, "") == 0.99
 
