@@ -396,7 +396,7 @@ def _page_reading(index: SiteIndex, page_id: str
     info = index.page(page_id)
     if info is None:
         return [], [], [], frozenset()
-    chunks = tuple((c.text, c.heading, c.unsaid) for c in index.page_chunks(page_id))
+    chunks = tuple((c.text, c.heading, c.unsaid, c.boxed) for c in index.page_chunks(page_id))
     out, heads, at, gaps = _chunk_sentences(info.lang, chunks)
     # A field headed "What" says what the page's subject is (a method card's "What: A
     # categorization exercise in which ..."): it stands under the page's title.
@@ -405,7 +405,8 @@ def _page_reading(index: SiteIndex, page_id: str
 
 
 @lru_cache(maxsize=256)
-def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], ...]
+def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...],
+                                                 tuple[tuple[str, str], ...]], ...]
                      ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...],
                                 frozenset[int]]:
     """A page's speakable sentences, their headings and chunk positions, and those that
@@ -433,6 +434,9 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], 
         # question or a short sentence a paragraph holds, "What is it?")
         group, unsaid = len(out), False
         ends = _END_JA if lang == "ja" else _END_EN
+        # a sentence in a box (`::: warning`) stands under what the box says on top: "the
+        # warning here" is answered from it
+        boxed = {said: title for k in range(pos, stop) for said, title in chunks[k][3]}
         for said, first in _list_sentences(lines, lang):
             before = len(out)
             for sentence in sentences(said):
@@ -443,7 +447,7 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], 
                     gaps.add(len(out))
                 unsaid = False
                 out.append(spoken)
-                heads.append(chunks[pos][1])
+                heads.append(boxed.get(sentence, chunks[pos][1]))
                 at.append(line_chunk[first])
             unsaid = unsaid or (len(out) == before and bool(said.strip())
                                 and not ends.search(said.strip()))
@@ -453,7 +457,7 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...]], 
         # with its names is said as one sentence ("Python: Misskey.py, MiPA, MiPAC."), rather
         # than "that's all the page says" about a page that says something.
         lex = load_lexicon(lang)
-        for pos, (text, heading, _) in enumerate(chunks):
+        for pos, (text, heading, *_) in enumerate(chunks):
             names = [line.strip() for line in text.splitlines() if line.strip()]
             if heading.strip() and 1 <= len(names) <= LIST_ITEMS[1]:
                 colon, end = ("：", "。") if lang == "ja" else (": ", ".")

@@ -302,3 +302,28 @@ def test_a_question_is_answered_under_the_question_heading_it_means(
         va_brain: Brain, utterance: str, opens: str) -> None:
     result = va_brain.respond((), utterance, lang="en")
     assert result.reply.text.startswith(opens), result.reply.text
+
+
+def test_a_box_on_the_page_is_found_by_what_it_says_on_top(
+        models_dir: Path, tmp_path: Path) -> None:
+    """A container (`::: warning`) is a titled box on the rendered page: "the warning here"
+    finds it, in its theme's words, though the box's own text never says "warning" (Misskey
+    Hub's online-status page, as published; the English page is written for the test)."""
+    from tests.conftest import SHARED
+
+    real = SHARED / "bench" / "misskey-ja" / "site" / "docs" / "features" / "online-status.md"
+    if not real.is_file():
+        pytest.fail(f"{real} is missing: the shared bench data is laid beside the checkout")
+    (tmp_path / "status.md").write_bytes(real.read_bytes())
+    (tmp_path / "cache.md").write_text(
+        "# Clearing the cache\nIf the screen looks wrong after an update, open the client "
+        "settings and press Clear cache. It takes a few seconds.\n\n::: warning\nThis is the "
+        "client's cache. Do not clear your browser's cache, or you are signed out.\n:::\n\n"
+        "The page reloads when it is done.\n", encoding="utf-8")
+    embedder = load_embedder(load_manifest()["e5-small-int8"], models_dir)
+    brain = Brain(build_index(tmp_path, embedder), embedder)
+    ja = brain.respond((), "ここにある注意は何のこと", screen_page="status.md", lang="ja")
+    assert ja.reply.page_id == "status.md" and "見つけにくく" in ja.reply.text, ja.reply.text
+    en = brain.respond((), "what does the warning here mean", screen_page="cache.md",
+                       lang="en")
+    assert en.reply.page_id == "cache.md" and "signed out" in en.reply.text, en.reply.text

@@ -452,3 +452,38 @@ def test_a_setext_heading_is_a_heading() -> None:
         ("Misskeyを手動で構築する", "この記事では手動で構築します。"),
         # a list item's line before "---" is no heading: the rule is a thematic break
         ("ユーザーの作成", "ユーザーを作ります。\nan item\nAfter a rule.")]
+
+
+def test_a_box_is_a_titled_part_of_its_section() -> None:
+    """`::: warning` opens a box the rendered page titles "Warning" (注意 on a Japanese page),
+    `::: details More` and Docusaurus `:::tip[Handy]` carry their own titles, nested boxes
+    too; `:::` closes the box. A GitHub alert ends with its quote, a MkDocs admonition with
+    its indented lines. The box's lines stay in their section (searched with it) and its
+    chunk names its sentences with the box's title; markup is no text."""
+    _, sections = parse_markdown(
+        "# Cache\nOpen the settings.\n::: warning\nNot the browser's cache. Really.\n:::\n"
+        "It reloads.\n:::tip[Handy]\nOutside.\n::: details More about it\nInside.\n:::\n"
+        "Outside again.\n:::\n## Next\nDone.\n")
+    assert [s.heading for s in sections] == ["Cache", "Next"]
+    assert sections[0].text.splitlines() == [
+        "Open the settings.", "Not the browser's cache. Really.", "It reloads.", "Outside.",
+        "Inside.", "Outside again."]
+    assert sections[0].boxed == (("Not the browser's cache. Really.", "Warning"),
+                                 ("Outside.", "Handy"), ("Inside.", "More about it"),
+                                 ("Outside again.", "Handy"))
+    assert sections[1].boxed == ()
+    chunk = chunk_page(site_mod.Page("p", "Cache", "en", tuple(sections), "h"))[0]
+    assert chunk.boxed[:2] == (("Not the browser's cache.", "Warning"), ("Really.", "Warning"))
+    _, ja = parse_markdown("# キャッシュ\n設定を開きます。\n::: warning\n"
+                           "ブラウザのキャッシュではありません。\n:::\n"
+                           "::: custom\n独自の囲み。\n:::\n")
+    assert ja[0].boxed == (("ブラウザのキャッシュではありません。", "注意"),)
+    assert "::" not in ja[0].text and "独自の囲み。" in ja[0].text
+    _, alerts = parse_markdown(
+        "# Cache\nOpen it.\n> [!WARNING]\n> Not the browser's.\n\nAfter.\n"
+        '!!! tip "Handy"\n    Inside.\n\n    Still inside.\n## Next\nDone.\n')
+    assert alerts[0].text.splitlines() == [
+        "Open it.", "Not the browser's.", "After.", "Inside.", "Still inside."]
+    assert alerts[0].boxed == (("Not the browser's.", "Warning"), ("Inside.", "Handy"),
+                               ("Still inside.", "Handy"))
+    assert [s.heading for s in alerts] == ["Cache", "Next"]

@@ -32,16 +32,17 @@ from kiosk.text import is_whole_word_term, normalize, query_weights, site_nouns,
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 6  # 2: pages keep the links; 3: katakana words whole, English inflections
+FORMAT_VERSION = 7  # 2: pages keep the links; 3: katakana words whole, English inflections
 # folded; 4: chunks name their sentences that are links, and question headings have vectors
 # (older files: none unsaid, headings embedded when first asked); 5: pages keep their links'
 # words (older files: none, so no reply follows a sentence's link); 6: the site's nouns written
-# in hiragana (older files: none, so a query's hiragana is searched for nothing, as before)
+# in hiragana (older files: none, so a query's hiragana is searched for nothing, as before);
+# 7: chunks name their sentences in a box and its title (older files: none boxed)
 # Files this version reads: a version 1 file has no links (the next build from the site adds
 # them) and its vectors are reused, so an upgrade does not embed the whole site again. The
 # terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
 # chunks on load.
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
 # Query texts whose scores over every chunk are remembered: a turn's context is the texts of
 # the last exchanges, scored already when they were said (8 bytes a chunk each: 0.12 MB at
@@ -503,7 +504,8 @@ class SiteIndex:
             "version": FORMAT_VERSION,
             "model": self.model,
             "pages": [p.__dict__ for p in self.pages],
-            "chunks": [[c.page_id, c.heading, c.text, c.code, list(c.unsaid)]
+            "chunks": [[c.page_id, c.heading, c.text, c.code, list(c.unsaid),
+                        [list(b) for b in c.boxed]]
                        for c in self.chunks],
             "vocab": list(self.lexical.vocab),
             "questions": list(self.questions),
@@ -551,7 +553,9 @@ class SiteIndex:
                                 "anchors": tuple((w, t) for w, t in p.get("anchors", ()))})
                  for p in meta["pages"]]
         # (an index saved before chunks knew their link lines has four fields: none unsaid)
-        chunks = [Chunk(c[0], c[1], c[2], c[3], tuple(c[4]) if len(c) > 4 else ())
+        # (and one saved before they knew their boxes, five: none boxed)
+        chunks = [Chunk(c[0], c[1], c[2], c[3], tuple(c[4]) if len(c) > 4 else (),
+                        tuple((t, b) for t, b in c[5]) if len(c) > 5 else ())
                   for c in meta["chunks"]]
         if meta["version"] < 3:
             log.info("index: %s has format %s; its terms are rebuilt (the next sync saves "
@@ -628,7 +632,9 @@ def _section_pages(pages: list[PageInfo]) -> tuple[PageInfo, ...]:
 
 
 def _lexical_text(page: PageInfo | Page, chunk: Chunk) -> str:
-    return f"{page.title}\n{chunk.heading}\n{chunk.text}\n{chunk.code}"
+    # what its boxes say on top is the page's text, as a heading is ("the warning here")
+    boxes = "\n".join(dict.fromkeys(title for _, title in chunk.boxed))
+    return f"{page.title}\n{chunk.heading}\n{boxes}\n{chunk.text}\n{chunk.code}"
 
 
 def _lexical_index(pages: list[PageInfo], chunks: list[Chunk]) -> LexicalIndex:

@@ -22,6 +22,7 @@ from urllib.parse import unquote
 
 import yaml
 
+from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.errors import SiteError
 from kiosk.retrieval.tables import html_tables_said, markdown_table_lines
 from kiosk.text import detect_lang, sentences
@@ -56,6 +57,9 @@ class Section:
     # lines that are one link each ("Find a medical center near you."): searchable, never
     # spoken (`_LINK_LINE`)
     unsaid: tuple[str, ...] = ()
+    # lines inside a box (`::: warning`) and what the box says on top: searched with the
+    # section, said under that title (`boxed_sentences`)
+    boxed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ class Chunk:
     text: str
     code: str
     unsaid: tuple[str, ...] = ()  # its sentences that are links (`Section.unsaid`)
+    boxed: tuple[tuple[str, str], ...] = ()  # its sentences in a box, and the box's title
 
     def passage(self, title: str) -> str:
         head = title if not self.heading or self.heading == title else f"{title} / {self.heading}"
@@ -123,8 +128,16 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _TAG_IN_CODE = re.compile(r"</?([A-Za-z][\w-]*)[^<>]*?/?>")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
-# Markdown-it / VuePress containers (`::: tip`, `:::`): markup, not text.
-_CONTAINER = re.compile(r"^\s*:{3,}")
+# A container (markdown-it / VitePress / VuePress `::: warning`, Docusaurus `:::tip[Title]`,
+# MyST `:::{note}`) opens a box with its kind or its own title on top, and `:::` closes it:
+# the box is a titled part of the page, under that title ("the warning here" finds it;
+# `container_titles`).
+_CONTAINER = re.compile(r"^\s*:{3,}\s*(?:\{?(?P<kind>[A-Za-z][\w-]*)\}?(?P<title>.*))?$")
+# The same box as a GitHub alert ("> [!WARNING]", to the quote's end) and as a MkDocs
+# admonition ('!!! warning "Title"', '??? note': its indented lines).
+_ALERT = re.compile(r"^\s*>\s*\[!(?P<kind>[A-Za-z]+)\]\s*$")
+_ADMONITION = re.compile(
+    r'^(?:!!!|\?\?\?\+?)\s*(?P<kind>[A-Za-z][\w-]*)(?:\s+"(?P<title>[^"]*)")?\s*$')
 # A line that is one link and its full stop ("[Find a medical center near you](/find-locations/).",
 # "<a href=…>Find your facility's phone number</a>."): where to click next on a screen, not
 # an answer to say. A telephone or mail link is how to reach someone: said.
@@ -333,7 +346,30 @@ def _hidden_out(source: str) -> str:
                      for i, b in enumerate(blocks))
 
 
-def parse_markdown(source: str) -> tuple[str, list[Section]]:
+def _container_title(kind: str, title: str, lang: str) -> str:
+    """What a container's box says on top: its own title (`::: details More`, `:::tip[Hint]`)
+    or its kind in the page's language (`::: warning` -> Warning / 注意)."""
+    own = title.strip().removeprefix("[").removesuffix("]").strip()
+    if own:
+        return _inline_markdown(own)
+    return load_lexicon(lang).container_titles.get(kind.lower(), "")
+
+
+def _box_ends(line: str, within: str) -> bool:
+    """Whether this line is past a box whose lines start with `within`: an alert's quote ends
+    at a line out of it, a blank one too; an admonition's indented lines at an unindented
+    line of text. A container ("") ends only at its `:::`."""
+    if within == ">":
+        return not line.lstrip().startswith(">")
+    if within:
+        return bool(line.strip()) and not line.startswith((within, "\t"))
+    return False
+
+
+def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Section]]:
+    """A Markdown page's title and sections; `lang`: the page's language (by its text if not
+    given), for what a container's box says on top."""
+    lang = lang or detect_lang(source)
     title = ""
     rendered: list[Section] = []
     match = _FRONT_MATTER.match(source)
@@ -348,11 +384,18 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
     code: list[str] = []
     links: list[str] = []
     in_fence = False
+    # the open boxes, innermost last: what each says on top and what its lines start with
+    # ("" for a container, which `:::` closes); the prose lines in a box, by position
+    boxes: list[tuple[str, str]] = []
+    boxed: dict[int, str] = {}
 
     def flush() -> None:
         text = "\n".join(p for p in prose if p)
         if text or code:
-            sections.append(Section(heading, text, "\n".join(code), tuple(links)))
+            sections.append(Section(heading, text, "\n".join(code), tuple(links), tuple(
+                (prose[at], title) for at, title in boxed.items()
+                if at < len(prose) and prose[at])))
+        boxed.clear()
 
     # whether the last line of prose goes on in the next source line (a paragraph wrapped
     # in the source: "the ticket can be converted" / "into a standard ticket.")
@@ -360,6 +403,9 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
     paragraph = False  # the line before was a paragraph's (a setext underline may follow)
     for raw_line in markdown_table_lines(source.splitlines(), _inline_markdown):
         after_paragraph, paragraph = paragraph, False
+        while boxes and not in_fence and _box_ends(raw_line, boxes[-1][1]):
+            boxes.pop()
+            open_line = open_wide = paragraph = after_paragraph = False
         setext = _SETEXT.match(raw_line)
         if setext and after_paragraph and prose:
             named = prose.pop()
@@ -388,8 +434,20 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
             if not title and len(head.group(1)) == 1:
                 title = heading
             continue
-        if (_TABLE_RULE.match(raw_line) or _CONTAINER.match(raw_line)
-                or _MODULE_LINE.match(raw_line)):
+        box = (_CONTAINER.match(raw_line) or _ALERT.match(raw_line)
+               or _ADMONITION.match(raw_line))
+        if box is not None:
+            open_line = open_wide = False
+            if box["kind"]:
+                titled = _container_title(box["kind"], box.groupdict().get("title") or "", lang)
+                boxes.append((titled or (boxes[-1][0] if boxes else ""),
+                              "" if box.re is _CONTAINER else ">" if box.re is _ALERT
+                              else "    "))
+            elif boxes and not boxes[-1][1]:  # `:::` closes the innermost container
+                boxes.pop()
+            continue
+        if (_TABLE_RULE.match(raw_line) or _MODULE_LINE.match(raw_line)
+                or raw_line.lstrip().startswith(":::")):  # markup of a box of no kind
             open_line = open_wide = False
             continue
         link_line = _is_link_line(raw_line)
@@ -406,6 +464,8 @@ def parse_markdown(source: str) -> tuple[str, list[Section]]:
             prose.append(line)
             if link_line:
                 links.append(line)
+            if boxes and boxes[-1][0]:
+                boxed[len(prose) - 1] = boxes[-1][0]
         paragraph = bool(line) and not _BLOCK_START.match(raw_line)
         open_line = bool(line) and not link_line and _wraps(raw_line, prose[-1] if prose else "")
         open_wide = bool(line) and not link_line and _wraps(raw_line, prose[-1] if prose else "",
@@ -760,9 +820,11 @@ def without_frame(pages: list[Page]) -> list[Page]:
         for s in page.sections)) for page in pages]
 
 
-def _chunk(page_id: str, heading: str, said: list[str], code: str, links: set[str]) -> Chunk:
+def _chunk(page_id: str, heading: str, said: list[str], code: str, links: set[str],
+           boxed: dict[str, str]) -> Chunk:
     return Chunk(page_id, heading, "\n".join(said), code,
-                 tuple(dict.fromkeys(x for x in said if x in links)))
+                 tuple(dict.fromkeys(x for x in said if x in links)),
+                 tuple(dict.fromkeys((x, boxed[x]) for x in said if x in boxed)))
 
 
 def chunk_page(page: Page) -> list[Chunk]:
@@ -774,15 +836,17 @@ def chunk_page(page: Page) -> list[Chunk]:
         size = 0
         code = section.code
         links = {said for line in section.unsaid for said in sentences(line)}
+        boxed = {said: title for line, title in section.boxed for said in sentences(line)}
         for sentence in sentences(section.text):
             if current and size + len(sentence) > limit:
-                chunks.append(_chunk(page.page_id, section.heading, current, code, links))
+                chunks.append(_chunk(page.page_id, section.heading, current, code, links,
+                                     boxed))
                 code = ""
                 current, size = [], 0
             current.append(sentence)
             size += len(sentence)
         if current or code:
-            chunks.append(_chunk(page.page_id, section.heading, current, code, links))
+            chunks.append(_chunk(page.page_id, section.heading, current, code, links, boxed))
     if not chunks:
         chunks.append(Chunk(page.page_id, "", page.title, ""))
     return chunks

@@ -99,6 +99,8 @@ class Lexicon:
     phrase_openers: tuple[str, ...] = ()  # words a reply's lead phrase may stop before
     question_frames: tuple[str, ...] = ()  # how visitors ask, read with the site's text (ASR)
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # what a page's box (`::: warning`) says on top when it names only its kind
+    container_titles: dict[str, str] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
     # The article's word lists as written (page, site, immediate, distant): `kiosk eval`'s
     # `seed` strategy only.
@@ -353,6 +355,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
+        container_titles={str(k).lower(): str(v)
+                          for k, v in data.get("site", {}).get("container_titles", {}).items()},
         seed={k: _tuple(data.get("seed", {}), k, f"{lang}.seed")
               for k in ("page", "site", "immediate", "distant")},
     )
