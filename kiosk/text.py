@@ -11,6 +11,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 from kiosk.dialogue.lexicon import load_lexicon
 
@@ -249,6 +250,16 @@ _NOUN_KINDS = frozenset({"一般", "固有名詞", "サ変接続", "形容動詞
 SITE_NOUN_SHARE = 0.4
 
 
+def japanese_words(text: str) -> list[dict[str, Any]]:
+    """Open JTalk's analysis of a Japanese text, word by word (string, pos, pos_group1,
+    cform, read, chain_flag, ...). Its own dictionary only (`use_vanilla`): the extra reading
+    fixes would load Sudachi's dictionary, and they change readings, not words or parts of
+    speech; the voice, which says the readings, runs its own frontend with them."""
+    import pyopenjtalk
+
+    return [dict(word) for word in pyopenjtalk.run_frontend(text, use_vanilla=True)]
+
+
 def site_nouns(texts: Iterable[str]) -> frozenset[str]:
     """The nouns of two letters or more that the texts write in hiragana alone, by Open
     JTalk's analysis of each whole run of Japanese (alone, the さい of 小さい reads as one);
@@ -258,12 +269,10 @@ def site_nouns(texts: Iterable[str]) -> frozenset[str]:
                    if _CJK_RE.match(token) and any(_HIRAGANA_ONLY.match(ch) for ch in token))
     if not runs:
         return frozenset()  # an English site loads no analyser
-    import pyopenjtalk
-
     said = frozenset(load_lexicon("ja").function_phrases())
     read: Counter[str] = Counter()
     for token, times in sorted(runs.items()):
-        for word in pyopenjtalk.run_frontend(token, use_vanilla=True):
+        for word in japanese_words(token):
             text = word["string"]
             if (word["pos"] == "名詞" and word["pos_group1"] in _NOUN_KINDS
                     and len(text) >= 2 and _HIRAGANA_ONLY.match(text) and text not in said):

@@ -55,8 +55,9 @@ def test_the_recognizer_spells_japanese_with_the_site_and_survives_a_broken_site
     宇宙食, ...), a site that spells a word read that way otherwise gets its spelling: the
     speller is made from the transcript's own words, so the test holds across Whisper builds
     (one that writes うちうそく leaves the speller nothing to change: the next question)."""
-    from kiosk.asr.spelling import _analyse, _spans
+    from kiosk.asr.spelling import _spans
     from kiosk.config import Config
+    from kiosk.text import japanese_words
     from kiosk.tts import spoken
     from kiosk.wiring import synthesizer
 
@@ -65,7 +66,7 @@ def test_the_recognizer_spells_japanese_with_the_site_and_survives_a_broken_site
     for question in ("駐車場はありますか", "宇宙食はどこで買える", "車いすは借りられますか"):
         samples = spoken(voice, question).astype(np.float32) / 32768.0
         plain = WhisperRecognizer({"ja": base}).recognize(samples)[0]
-        words = _analyse(plain)
+        words = japanese_words(plain)
         found = [span for i in range(len(words)) for span in _spans(words, i)]
         if found:
             break

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kiosk.asr.charlm import CharTrigrams, Hypothesis
+from kiosk.text import japanese_words
 
 log = logging.getLogger(__name__)
 
@@ -76,14 +77,6 @@ def same_word(heard: str, site: str, words: int) -> bool:
     return words > 1 or _kana(heard) or _kana(site) or bool(set(heard) & set(site))
 
 
-def _analyse(text: str) -> list[dict[str, Any]]:
-    import pyopenjtalk
-
-    # Open JTalk's own analysis: its extra reading fixes load Sudachi (~190 MB) for nothing
-    # here, as transcript and site are read the same way either way
-    return [dict(word) for word in pyopenjtalk.run_frontend(text, use_vanilla=True)]
-
-
 class VenueSpelling:
     """The site's spellings, and (`trigrams`) a model of how its text runs, which chooses
     among Whisper's hypotheses before the spellings are applied."""
@@ -115,7 +108,7 @@ class VenueSpelling:
                 kept.append(text)
             if not spell:
                 continue
-            words = _analyse(text)
+            words = japanese_words(text)
             for i in range(len(words)):
                 for _, spelling, reading in _spans(words, i):
                     counts[reading][spelling] += 1
@@ -141,7 +134,7 @@ class VenueSpelling:
         """The transcript with its site words spelled as the site spells them."""
         if not self.spellings or not text:
             return text
-        words = _analyse(text)
+        words = japanese_words(text)
         out: list[str] = []
         changed = False
         i = 0

@@ -80,13 +80,11 @@ def last_word_classes(transcript: str, lang: str) -> tuple[str, ...]:
 
 def _analysed(transcript: str) -> list[dict[str, object]]:
     """Open JTalk's words of a Japanese transcript (its trailing marks left out)."""
-    import pyopenjtalk
-
     from kiosk.dialogue.lexicon import TRAILING_PUNCT
+    from kiosk.text import japanese_words
 
     text = TRAILING_PUNCT.sub("", transcript)
-    # use_vanilla: the reading fixes (Sudachi) change readings, not parts of speech
-    return [dict(w) for w in pyopenjtalk.run_frontend(text, use_vanilla=True)] if text else []
+    return japanese_words(text) if text else []
 
 
 def _classes(words: list[dict[str, object]]) -> tuple[str, ...]:

@@ -45,6 +45,7 @@ from kiosk.bench import percentiles, rss_split_mb
 from kiosk.bench.room import mix, other_voice, rms
 from kiosk.config import DEMO_DIR, Config
 from kiosk.eval import Dialogue, evaluate, load_dialogues
+from kiosk.text import japanese_words
 from kiosk.tts import spoken
 from kiosk.wiring import (
     load_brain,
@@ -209,9 +210,7 @@ def _halves(question: str, lang: str) -> tuple[str, str] | None:
     """The question split where a speaker could stop to think, nearest its middle: between
     words (English) or between accent phrases (Japanese, Open JTalk's analysis)."""
     if lang == "ja":
-        import pyopenjtalk
-
-        pieces = [(m["string"], m["chain_flag"] != 1) for m in pyopenjtalk.run_frontend(question)]
+        pieces = [(m["string"], m["chain_flag"] != 1) for m in japanese_words(question)]
     else:
         pieces = [(" " * bool(i) + w, True) for i, w in enumerate(question.split())]
     cuts = [i for i in range(1, len(pieces)) if pieces[i][1]]

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from kiosk.audio.format import resample, to_int16
+from kiosk.text import japanese_words
 from kiosk.tts import Speech, pieces_to_say, trimmed
 
 log = logging.getLogger(__name__)
@@ -36,12 +37,10 @@ class OpenJTalkSynthesizer:
 def phrase_starts(text: str) -> list[int]:
     """Character offsets where Open JTalk's accent phrases begin (開館時間は|午前|...), up to
     where its analysis stops following the text (it says 10 as 十)."""
-    import pyopenjtalk
-
     plain = unicodedata.normalize("NFKC", text)
     starts: list[int] = []
     at = 0
-    for i, word in enumerate(pyopenjtalk.run_frontend(text, use_vanilla=True)):
+    for i, word in enumerate(japanese_words(text)):
         said = unicodedata.normalize("NFKC", word["string"])
         if not plain.startswith(said, at):
             break
