@@ -58,7 +58,7 @@ class Section:
     # spoken (`_LINK_LINE`)
     unsaid: tuple[str, ...] = ()
     # lines inside a box (`::: warning`) and what the box says on top: searched with the
-    # section, said under that title (`boxed_sentences`)
+    # section and its title, answered as if under that title (`Chunk.boxed`)
     boxed: tuple[tuple[str, str], ...] = ()
 
 
