@@ -2,7 +2,7 @@
 process) while a local program opens 1,000 WebSockets and offers 100 MB of frames to the avatar
 socket. The timings' ratio is a benchmark figure (`kiosk bench socket`); here what must hold
 whatever the machine's speed: every turn answered, no traceback, no journal flood, memory and
-the process's own CPU time close to the quiet run's."""
+the process's own CPU time while serving near the quiet run's."""
 
 from __future__ import annotations
 
@@ -25,4 +25,8 @@ def test_a_flood_on_the_avatar_socket_leaves_the_voice_loop_alone() -> None:
     # the engines alone move it by -24 to +33 MB between two runs with no flood kept (measured
     # over five runs), so a 30 MB bound failed now and then on noise
     assert report["rss_growth_mb"] <= 60.0
-    assert loaded["cpu_s"] <= quiet["cpu_s"] * 1.3 + 1.0, report
+    # the CPU spent serving (from the avatar page's opening, when the flood begins; loading
+    # the engines is no part of it): the quiet run's own moves from 4.9 to 6.4 s between runs
+    # (speculative recognition follows the wall clock), and 1,000 handshakes cost a second or
+    # two; a loop that spins on the flood, or does work per frame, costs tens of seconds
+    assert loaded["serving_cpu_s"] <= quiet["serving_cpu_s"] * 1.5 + 3.0, report
