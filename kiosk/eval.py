@@ -145,18 +145,20 @@ class _Score:
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
-def reply_overlap(lang: str, got: str, ref: str) -> tuple[float, float]:
-    """Precision and recall of a spoken reply against a reference reply: words (English),
-    character 2-grams (Japanese, whose words are not spaced), both over NFKC-folded lower-case
-    text. Precision low beside recall: the reply says more than the answer."""
-    def units(text: str) -> Counter[str]:
-        text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
-        if lang == "ja":
-            chars = "".join(ch for ch in text if ch.isalnum())
-            return Counter(chars[i:i + 2] for i in range(len(chars) - 1))
-        return Counter(_WORD.findall(text))
+def reply_units(lang: str, text: str) -> Counter[str]:
+    """What a reply is scored on: words (English), character 2-grams (Japanese, whose words
+    are not spaced), both over NFKC-folded lower-case text."""
+    text = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+    if lang == "ja":
+        chars = "".join(ch for ch in text if ch.isalnum())
+        return Counter(chars[i:i + 2] for i in range(len(chars) - 1))
+    return Counter(_WORD.findall(text))
 
-    a, b = units(got), units(ref)
+
+def reply_overlap(lang: str, got: str, ref: str) -> tuple[float, float]:
+    """Precision and recall of a spoken reply against a reference reply, on `reply_units`.
+    Precision low beside recall: the reply says more than the answer."""
+    a, b = reply_units(lang, got), reply_units(lang, ref)
     common = sum((a & b).values())
     if common == 0:
         return 0.0, 0.0

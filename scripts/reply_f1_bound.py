@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import unicodedata
 from pathlib import Path
 
-from kiosk.eval import _WORD, load_dialogues
+from kiosk.eval import load_dialogues, reply_units
 
 
 def words_of(text: str) -> int:
     """As `kiosk eval`'s word F1 counts them."""
-    return len(_WORD.findall(unicodedata.normalize("NFKC", text).lower().replace("’", "'")))
+    return sum(reply_units("en", text).values())
 
 
 def voice_words_per_s() -> float:

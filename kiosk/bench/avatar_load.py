@@ -51,8 +51,8 @@ class Run:
     peak_rss_mb: float = 0.0
     rss_samples_mb: list[float] = field(default_factory=list)
     cpu_s: float = 0.0  # the kiosk process's own CPU time
-    # ... by the time its avatar page opened (loading the engines and the index: from 7.8 to
-    # 10.8 s over four quiet runs, which is no part of what a flood could cost)
+    # ... by the time its avatar page opened: loading the engines and the index (~2.6 s),
+    # which is no part of what a flood could cost
     cpu_ready_s: float = 0.0
     tracebacks: int = 0
     log_bytes: int = 0
