@@ -56,6 +56,23 @@ class SlowLongBrain:
 
 
 
+def _page_clock_s(driver: Any) -> float:
+    """What to add to the page's performance.now() (s) to get time.monotonic(): both count the
+    same monotonic clock from different origins. The shortest of twenty round trips bounds
+    the error. Epoch time (performance.timeOrigin against time.time()) is not used: the wall
+    clock may be stepped while the test runs (a virtual machine's clock being corrected),
+    and Chromium maps its monotonic clock onto it once, so the two would part."""
+    best: tuple[float, float] | None = None
+    for _ in range(20):
+        before = time.monotonic()
+        page_ms = float(driver.evaluate("performance.now()"))
+        after = time.monotonic()
+        if best is None or after - before < best[0]:
+            best = (after - before, (before + after) / 2.0 - page_ms / 1000.0)
+    assert best is not None and best[0] < 0.05, best
+    return best[1]
+
+
 def _screenshot(driver: Any, name: str) -> Path:
     data = driver.call("Page.captureScreenshot", format="png")["data"]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -83,7 +100,7 @@ def test_mouth_follows_the_audio_clock_over_a_long_reply(models_dir: Path) -> No
                           np.zeros(75 * RATE_HZ, np.int16)])
     ready = threading.Event()
     box: dict[str, Any] = {}
-    truth: list[tuple[float, float]] = []  # (epoch s, output position s)
+    truth: list[tuple[float, float]] = []  # (monotonic s, output position s)
 
     def on_ready(loop: VoiceLoop, url: str | None) -> None:
         box["loop"], box["url"] = loop, url
@@ -106,7 +123,7 @@ def test_mouth_follows_the_audio_clock_over_a_long_reply(models_dir: Path) -> No
 
         def sample() -> None:
             while not stop_sampling.is_set():
-                truth.append((time.time(), loop.stream.position_s()))
+                truth.append((time.monotonic(), loop.stream.position_s()))
                 time.sleep(0.02)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -125,11 +142,15 @@ def test_mouth_follows_the_audio_clock_over_a_long_reply(models_dir: Path) -> No
         # a reload in the middle of the reply
         wait_for(lambda: False, 25)
         frames_before = driver.evaluate("window.avatar.frames")
-        reload_at = time.time()
+        clock_before_s = _page_clock_s(driver)
+        reload_at = time.monotonic()
         driver.call("Page.reload")
         wait_for(lambda: driver.evaluate("window.avatar && window.avatar.connected") == 1, 10)
+        clock_after_s = _page_clock_s(driver)  # a new document counts from a new origin
         wait_for(lambda: not loop.speaking and loop.state == "idle", 90)
-        frames = frames_before + driver.evaluate("window.avatar.frames")
+        frames = ([(t / 1000.0 + clock_before_s, *rest) for t, *rest in frames_before]
+                  + [(t / 1000.0 + clock_after_s, *rest)
+                     for t, *rest in driver.evaluate("window.avatar.frames")])
         driver.close()
         stop_sampling.set()
         runner.join(30)
@@ -145,7 +166,7 @@ def test_mouth_follows_the_audio_clock_over_a_long_reply(models_dir: Path) -> No
     assert reply_end - reply_start >= 60.0, "the reply must be over a minute long"
     truth_t = np.array([t for t, _ in truth])
     truth_p = np.array([p for _, p in truth])
-    rows = [(t / 1000.0, pos, float(open_)) for t, pos, open_, _ in frames
+    rows = [(t, pos, float(open_)) for t, pos, open_, _ in frames
             if pos is not None and reply_start + 0.5 < pos < reply_end]
     assert len(rows) > 1000, len(rows)
     page_t = np.array([r[0] for r in rows])

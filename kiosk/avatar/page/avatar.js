@@ -70,7 +70,8 @@
     }
     draw(open, text);
     if (debug.frames.length < 40000) {
-      debug.frames.push([performance.timeOrigin + performance.now(), pos, open, state]);
+      // the page's own monotonic time: epoch time would move with a step of the wall clock
+      debug.frames.push([performance.now(), pos, open, state]);
     }
     requestAnimationFrame(frame);
   }
