@@ -308,7 +308,8 @@ def test_a_box_on_the_page_is_found_by_what_it_says_on_top(
         models_dir: Path, tmp_path: Path) -> None:
     """A container (`::: warning`) is a titled box on the rendered page: "the warning here"
     finds it, in its theme's words, though the box's own text never says "warning" (Misskey
-    Hub's online-status page, as published; the English page is written for the test)."""
+    Hub's online-status page, as published; the English pages are written for the test),
+    and so does the box a site generator rendered into an HTML page."""
     from tests.conftest import SHARED
 
     real = SHARED / "bench" / "misskey-ja" / "site" / "docs" / "features" / "online-status.md"
@@ -320,6 +321,16 @@ def test_a_box_on_the_page_is_found_by_what_it_says_on_top(
         "settings and press Clear cache. It takes a few seconds.\n\n::: warning\nThis is the "
         "client's cache. Do not clear your browser's cache, or you are signed out.\n:::\n\n"
         "The page reloads when it is done.\n", encoding="utf-8")
+    (tmp_path / "backup.html").write_text(
+        '<html><head><title>Backing up</title></head><body><nav><a href="/">Home</a></nav>'
+        "<main><h1>Backing up</h1><p>Open the admin panel and press Export to save every "
+        "note to a file. The export is sent to you by mail within an hour.</p>"
+        '<div class="theme-admonition theme-admonition-danger admonition_xJq3 alert '
+        'alert--danger"><div class="admonitionHeading_Gvgb"><span class="admonitionIcon_Rf37">'
+        '<svg viewBox="0 0 12 16"><path d="M5 1"></path></svg></span>danger</div>'
+        '<div class="admonitionContent_BuS1"><p>Never share the file. Anyone who holds it '
+        "can read your private notes.</p></div></div><p>Keep two copies in different places."
+        "</p></main></body></html>", encoding="utf-8")
     embedder = load_embedder(load_manifest()["e5-small-int8"], models_dir)
     brain = Brain(build_index(tmp_path, embedder), embedder)
     ja = brain.respond((), "ここにある注意は何のこと", screen_page="status.md", lang="ja")
@@ -327,3 +338,7 @@ def test_a_box_on_the_page_is_found_by_what_it_says_on_top(
     en = brain.respond((), "what does the warning here mean", screen_page="cache.md",
                        lang="en")
     assert en.reply.page_id == "cache.md" and "signed out" in en.reply.text, en.reply.text
+    # the same box as a site generator renders it (Docusaurus), on an HTML page
+    html = brain.respond((), "what is the danger here", screen_page="backup.html", lang="en")
+    assert html.reply.page_id == "backup.html" and "private notes" in html.reply.text, (
+        html.reply.text)

@@ -487,3 +487,46 @@ def test_a_box_is_a_titled_part_of_its_section() -> None:
     assert alerts[0].boxed == (("Not the browser's.", "Warning"), ("Inside.", "Handy"),
                                ("Still inside.", "Handy"))
     assert [s.heading for s in alerts] == ["Cache", "Next"]
+
+
+def test_a_box_a_site_generator_rendered_is_a_titled_part_of_its_section() -> None:
+    """The HTML of those boxes: VitePress's `custom-block` (its title only names the kind, so
+    it is said in the theme's words, 注意 on a Japanese page), Docusaurus's admonition (the
+    icon is no text), MkDocs, a GitHub alert, `<details>` with its summary, a Bootstrap alert
+    that names only its kind, a USWDS alert with its heading. The title is no line of the
+    page; the box's lines stay in their section; a box without a kind or title is text."""
+    _, vitepress = parse_html(
+        '<main><h1>Cache</h1><p>Open the settings.</p><div class="warning custom-block">'
+        '<p class="custom-block-title">WARNING</p><p>Not the browser\'s cache.</p></div>'
+        "<p>It reloads.</p></main>")
+    assert [(s.heading, s.text.splitlines(), s.boxed) for s in vitepress] == [
+        ("Cache", ["Open the settings.", "Not the browser's cache.", "It reloads."],
+         (("Not the browser's cache.", "Warning"),))]
+    _, docusaurus = parse_html(
+        '<article><h2>Install</h2><p>Run it.</p><div class="theme-admonition '
+        'theme-admonition-tip admonition_xJq3 alert alert--success"><div class='
+        '"admonitionHeading_Gvgb"><span class="admonitionIcon_Rf37"><svg><path d="M1"/></svg>'
+        '</span>Handy</div><div class="admonitionContent_BuS1"><p>Use npm.</p><p>Or pnpm.</p>'
+        "</div></div><p>Done.</p></article>")
+    assert docusaurus[0].text.splitlines() == ["Run it.", "Use npm.", "Or pnpm.", "Done."]
+    assert docusaurus[0].boxed == (("Use npm.", "Handy"), ("Or pnpm.", "Handy"))
+    _, others = parse_html(
+        '<h2>Keeping</h2><div class="admonition note"><p class="admonition-title">Read this</p>'
+        '<p>Keep it.</p></div><div class="markdown-alert markdown-alert-important"><p class='
+        '"markdown-alert-title"><svg></svg>Important</p><p>Back up first.</p></div>'
+        '<details class="details custom-block"><summary>More about it</summary><p>Inside.</p>'
+        '</details><div class="alert alert-danger" role="alert">Do not unplug it.</div>'
+        '<div class="usa-alert usa-alert-warning"><div class="usa-alert-body"><h4 class='
+        '"usa-alert-heading">Need help now?</h4><p>Call us.</p></div></div>'
+        '<div class="callout">Plain words.</div><p>After.</p>')
+    assert [s.heading for s in others] == ["Keeping"]
+    assert others[0].boxed == (
+        ("Keep it.", "Read this"), ("Back up first.", "Important"), ("Inside.", "More about it"),
+        ("Do not unplug it.", "Danger"), ("Call us.", "Need help now?"))
+    assert others[0].text.splitlines()[-2:] == ["Plain words.", "After."]
+    _, ja = parse_html(
+        '<main><h1>キャッシュ</h1><p>設定を開きます。</p><div class="warning custom-block">'
+        '<p class="custom-block-title">WARNING</p><p>ブラウザのキャッシュではありません。</p>'
+        "</div></main>")
+    assert ja[0].boxed == (("ブラウザのキャッシュではありません。", "注意"),)
+    assert "WARNING" not in ja[0].text
