@@ -492,9 +492,11 @@ def test_a_box_is_a_titled_part_of_its_section() -> None:
 def test_a_box_a_site_generator_rendered_is_a_titled_part_of_its_section() -> None:
     """The HTML of those boxes: VitePress's `custom-block` (its title only names the kind, so
     it is said in the theme's words, 注意 on a Japanese page), Docusaurus's admonition (the
-    icon is no text), MkDocs, a GitHub alert, `<details>` with its summary, a Bootstrap alert
-    that names only its kind, a USWDS alert with its heading. The title is no line of the
-    page; the box's lines stay in their section; a box without a kind or title is text."""
+    icon is no text), MkDocs, a GitHub alert, a `<details>` box with its summary, a Bootstrap
+    alert that names only its kind, a USWDS alert (its h4 heads a section, as a heading does
+    anywhere). The title is no line of the page; the box's lines stay in their section; a
+    box without a kind or title is text, and so is a plain `<details>` (a FAQ's accordion:
+    the question is a line, searched with its answer)."""
     _, vitepress = parse_html(
         '<main><h1>Cache</h1><p>Open the settings.</p><div class="warning custom-block">'
         '<p class="custom-block-title">WARNING</p><p>Not the browser\'s cache.</p></div>'
@@ -518,12 +520,15 @@ def test_a_box_a_site_generator_rendered_is_a_titled_part_of_its_section() -> No
         '</details><div class="alert alert-danger" role="alert">Do not unplug it.</div>'
         '<div class="usa-alert usa-alert-warning"><div class="usa-alert-body"><h4 class='
         '"usa-alert-heading">Need help now?</h4><p>Call us.</p></div></div>'
-        '<div class="callout">Plain words.</div><p>After.</p>')
-    assert [s.heading for s in others] == ["Keeping"]
+        '<div class="callout">Plain words.</div><details><summary>Can I bring my dog?</summary>'
+        "<p>Yes, on a leash.</p></details><p>After.</p>")
+    assert [s.heading for s in others] == ["Keeping", "Need help now?"]
     assert others[0].boxed == (
         ("Keep it.", "Read this"), ("Back up first.", "Important"), ("Inside.", "More about it"),
-        ("Do not unplug it.", "Danger"), ("Call us.", "Need help now?"))
-    assert others[0].text.splitlines()[-2:] == ["Plain words.", "After."]
+        ("Do not unplug it.", "Danger"))
+    assert others[1].boxed == (("Call us.", "Warning"),)
+    assert others[1].text.splitlines() == [
+        "Call us.", "Plain words.", "Can I bring my dog?", "Yes, on a leash.", "After."]
     _, ja = parse_html(
         '<main><h1>キャッシュ</h1><p>設定を開きます。</p><div class="warning custom-block">'
         '<p class="custom-block-title">WARNING</p><p>ブラウザのキャッシュではありません。</p>'

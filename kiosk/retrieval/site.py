@@ -491,12 +491,13 @@ _VOID = {"br", "hr", "img", "meta", "link", "input", "area", "base", "col", "emb
 # A box as site generators render it (the HTML of `::: warning` and its kin): VitePress and
 # VuePress `custom-block`, MkDocs and Sphinx `admonition`, Docusaurus `theme-admonition` (and
 # its hashed `admonition_…`), GitHub `markdown-alert`, Bootstrap `alert`, USWDS `usa-alert`,
-# GitBook `hint`, and `callout` / `notice` of many themes; `<details>` always.
+# GitBook `hint`, and `callout` / `notice` of many themes.
 _BOX_CLASSES = {"custom-block", "admonition", "theme-admonition", "markdown-alert", "alert",
                 "usa-alert", "hint", "callout", "notice"}
 _BOX_TAGS = {"div", "aside", "section", "details", "blockquote"}
 # what a box says on top: an element of the box whose class names a title or heading
-# ("custom-block-title", "admonition-title", Docusaurus "admonitionHeading_…"), or <summary>
+# ("custom-block-title", "admonition-title", Docusaurus "admonitionHeading_…"), or <summary>;
+# not a heading element (USWDS's h4 "usa-alert-heading"), which heads a section as anywhere
 _BOX_TITLE_CLASS = re.compile(r"title|heading", re.I)
 _CLASS_PART = re.compile(r"[-_]+")
 # the kinds a class names ("theme-admonition-tip", "alert-warning", "usa-alert--info"): the
@@ -505,15 +506,16 @@ _BOX_KINDS = {"tip", "note", "info", "important", "warning", "caution", "danger"
 
 
 def _box_of(tag: str, attrs: dict[str, str | None]) -> str | None:
-    """The kind of box this element opens ("warning", "" when it names none), or None."""
+    """The kind of box this element opens ("warning", "" when it names none), or None. A
+    `<details>` that names no box is an accordion (a FAQ's question and its answer): its
+    summary stays a line of the page, searched with it."""
     classes = (attrs.get("class") or "").lower().split()
-    if tag not in _BOX_TAGS or not (tag == "details" or any(
-            c in _BOX_CLASSES or c.startswith("admonition_") for c in classes)):
+    kinds = [p for c in classes for p in _CLASS_PART.split(c) if p in _BOX_KINDS]
+    if tag not in _BOX_TAGS or not (any(
+            c in _BOX_CLASSES or c.startswith("admonition_") for c in classes)
+            or (tag == "details" and kinds)):
         return None
-    for part in (p for c in classes for p in _CLASS_PART.split(c)):
-        if part in _BOX_KINDS:
-            return part
-    return "details" if tag == "details" else ""
+    return kinds[0] if kinds else ""
 
 
 @dataclass
@@ -596,6 +598,7 @@ class _HtmlExtractor(HTMLParser):
             self._boxes.append(_OpenBox(len(self._stack), kind))
             return
         if (self._boxes and not self._boxes[-1].title and not self._box_title_depth
+                and tag not in _HEADINGS
                 and (tag == "summary" or _BOX_TITLE_CLASS.search(named.get("class") or ""))):
             self._flush()
             self._box_title_depth = len(self._stack)
