@@ -61,7 +61,7 @@ def _page_clock_s(driver: Any) -> float:
     same monotonic clock from different origins. The shortest of twenty round trips bounds
     the error. Epoch time (performance.timeOrigin against time.time()) is not used: the wall
     clock may be stepped while the test runs (a virtual machine's clock being corrected),
-    and Chromium maps its monotonic clock onto it once, so the two would part."""
+    while a page's timeOrigin is fixed when it loads, so the two would part."""
     best: tuple[float, float] | None = None
     for _ in range(20):
         before = time.monotonic()
