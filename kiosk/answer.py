@@ -251,10 +251,15 @@ _LABELLED = re.compile(r"^[^:：]{1,60}[:：]\s*\S")
 _CONJUNCTION_END = re.compile(r"[,;]?\s+(and|or)$", re.I)
 
 
-def _join_items(items: list[str], lang: str, lead: str) -> str:
+def _join_items(items: list[str], lang: str, lead: str, more: str = "") -> str:
+    """The items said as the end of their lead-in's sentence; `more`: the list goes on past
+    them, said with these words (no "and" before the last item then)."""
     items = [i.strip().rstrip("、,;；") for i in items]
     if lang == "ja":
-        return "、".join(items)
+        return "、".join(items) + more
+    if more:
+        return ", ".join(_CONJUNCTION_END.sub("", i) if _LABELLED.match(i)
+                         else lower_first(_CONJUNCTION_END.sub("", i)) for i in items) + more
     if lead.split()[-1].lower() in ("to", "at") and any(ch.isdigit() for ch in "".join(items)):
         return ", ".join(items)  # the lines of an address ("Send the form to:"), no "and"
     # an item may carry the list's own conjunction ("..., and" / "..., or")
@@ -318,12 +323,18 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
             # ... or its one item is how to reach someone ("please contact the sponsoring
             # team:" / "sponsoring@europython.eu"): the answer is the address
             reach = j == i + 2 and bool(_SHAPES["<phone>"].search(lines[i + 1]))
-            if (joined and LIST_ITEMS[0] <= j - i - 1 <= LIST_ITEMS[1]) or reach:
+            # a finished sentence pointing at a list too long to say whole says the list's
+            # first items and that it goes on (`[answer] more_items`): alone it says nothing
+            partial = ahead and bool(lex.more_items)
+            if ((joined and LIST_ITEMS[0] <= j - i - 1 <= (j if partial else LIST_ITEMS[1]))
+                    or reach):
                 colon = "" if unfinished else ("：" if lang == "ja" else ":")
-                fewest = LIST_ITEMS[0] if some else j - i - 1  # items said at the least
+                # items said at the least
+                fewest = LIST_ITEMS[0] if some or partial else j - i - 1
                 said = ""
                 for end in range(j, i + fewest, -1):
-                    items = _join_items([x.strip() for x in lines[i + 1:end]], lang, lead)
+                    items = _join_items([x.strip() for x in lines[i + 1:end]], lang, lead,
+                                        lex.more_items if end < j and partial else "")
                     candidate = (f"{lead}{colon}{items}" if lang == "ja"
                                  else f"{lead}{colon} {items}") + ("。" if lang == "ja" else ".")
                     if len(candidate) <= MAX_REPLY_CHARS.get(lang, 260):  # one reply at most

@@ -626,6 +626,37 @@ def test_a_finished_sentence_pointing_at_its_list_says_the_list() -> None:
     assert lists_as_sentences(plain, "en") == plain
 
 
+def test_a_list_too_long_to_say_whole_after_a_sentence_pointing_at_it_is_begun() -> None:
+    """Misskey Hub's troubleshooting page: "以下の設定を試してみてください。" and four settings,
+    too long for one reply together: the first items that fit are said and the list is said
+    to go on (`[answer] more_items`), not the pointing sentence alone. A lead-in that points
+    at nothing keeps its list unsaid as before."""
+    lines = ["メニューから設定を開き、クライアント設定の全般を開いて"
+             "以下の設定を試してみてください。",
+             "アピアランスの「UIのアニメーションを減らす」を有効にする",
+             "アピアランスの「モーダルにぼかし効果を使用」を無効にする",
+             "アピアランスの「システムデフォルトのフォントを使う」を有効にする",
+             "アピアランスの「OSネイティブの絵文字を使用」を有効にする",
+             "以下の設定は、一部の機能が動かなくなることを了承した上で、試してみてください。"]
+    said = lists_as_sentences(lines, "ja")
+    assert said[0].startswith("メニューから設定を開き、クライアント設定の全般を開いて以下の設定を"
+                              "試してみてください：アピアランスの「UIのアニメーションを減らす」を"
+                              "有効にする、アピアランスの「モーダルにぼかし効果を使用」を無効にする")
+    assert said[0].endswith("など。") and "OSネイティブ" not in said[0]
+    assert said[1:] == lines[-1:]
+    items = [f"Turn off {w} in the appearance settings of the app" for w in (
+        "the reduced motion and blur effects", "the animated backgrounds of every page",
+        "the system font for all the menus", "the native emoji of your phone",
+        "the sound effects of new notes")]
+    said = lists_as_sentences(["If it is slow, try the following settings.", *items], "en")
+    assert said == ["If it is slow, try the following settings: turn off the reduced motion "
+                    "and blur effects in the appearance settings of the app, turn off the "
+                    "animated backgrounds of every page in the appearance settings of the app, "
+                    "and more."]
+    plain = ["These are the settings.", *items]
+    assert lists_as_sentences(plain, "en") == plain
+
+
 def test_when_is_answered_with_the_day_not_a_year_alone(tmp_path: Path) -> None:
     """"When is the conference" wants a day of the calendar (or a clock time); a year alone
     ("since 2002") is no answer to it."""

@@ -84,6 +84,7 @@ class Lexicon:
     announces: tuple[str, ...] = ()  # a sentence with these tells what a page holds, not it
     points: tuple[str, ...] = ()  # ... with these and a link's words, sends the reader there
     ahead: tuple[str, ...] = ()  # a finished sentence with these leads into the list after it
+    more_items: str = ""  # ends the first items of such a list said in part (", and more")
     asks_what: tuple[str, ...] = ()  # a question asking what something is (wants a definition)
     not_defining: tuple[str, ...] = ()  # a topic opening with these is no definition ("most X")
     refuse: tuple[str, ...] = ()  # requests never answered from any page
@@ -274,6 +275,13 @@ def _tuple(table: dict[str, object], key: str, where: str) -> tuple[str, ...]:
     return tuple(_norm(v) for v in value if v.strip())
 
 
+def _text(table: dict[str, object], key: str, where: str) -> str:
+    value = table.get(key, "")
+    if not isinstance(value, str):
+        raise ConfigError(f"lexicon {where}.{key} must be a string")
+    return value
+
+
 def _count(table: dict[str, object], key: str, where: str) -> int:
     value = table.get(key)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -341,6 +349,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         announces=_tuple(data.get("answer", {}), "announces", f"{lang}.answer"),
         points=_tuple(data.get("answer", {}), "points", f"{lang}.answer"),
         ahead=_tuple(data.get("answer", {}), "ahead", f"{lang}.answer"),
+        more_items=_text(data.get("answer", {}), "more_items", f"{lang}.answer"),
         asks_what=_tuple(data.get("answer", {}), "asks_what", f"{lang}.answer"),
         not_defining=_tuple(data.get("answer", {}), "not_defining", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
