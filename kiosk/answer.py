@@ -326,7 +326,8 @@ def _list_sentences(lines: list[str], lang: str) -> list[tuple[str, int]]:
             # a finished sentence pointing at a list too long to say whole says the list's
             # first items and that it goes on (`[answer] more_items`): alone it says nothing
             partial = ahead and bool(lex.more_items)
-            if ((joined and LIST_ITEMS[0] <= j - i - 1 <= (j if partial else LIST_ITEMS[1]))
+            count = j - i - 1
+            if ((joined and count >= LIST_ITEMS[0] and (partial or count <= LIST_ITEMS[1]))
                     or reach):
                 colon = "" if unfinished else ("：" if lang == "ja" else ":")
                 # items said at the least
