@@ -15,7 +15,9 @@ import posixpath
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
@@ -346,13 +348,22 @@ def _hidden_out(source: str) -> str:
                      for i, b in enumerate(blocks))
 
 
-def _container_title(kind: str, title: str, lang: str) -> str:
+def _box_title(kind: str, title: str, lang: Callable[[], str]) -> str:
+    """What a rendered box says on top: its own title, unless that only names its kind
+    ("WARNING", "tip": the theme's words, in the page's language), or the kind's. `lang`:
+    the page's language, asked only when a page has a box (finding it is a pass over the
+    page, which most pages need not pay)."""
+    titles = load_lexicon(lang()).container_titles
+    return titles.get(title.lower(), title) if title else titles.get(kind, "")
+
+
+def _container_title(kind: str, title: str, lang: Callable[[], str]) -> str:
     """What a container's box says on top: its own title (`::: details More`, `:::tip[Hint]`)
     or its kind in the page's language (`::: warning` -> Warning / 注意)."""
     own = title.strip().removeprefix("[").removesuffix("]").strip()
     if own:
         return _inline_markdown(own)
-    return load_lexicon(lang).container_titles.get(kind.lower(), "")
+    return _box_title(kind.lower(), "", lang)
 
 
 def _box_ends(line: str, within: str) -> bool:
@@ -369,7 +380,8 @@ def _box_ends(line: str, within: str) -> bool:
 def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Section]]:
     """A Markdown page's title and sections; `lang`: the page's language (by its text if not
     given), for what a container's box says on top."""
-    lang = lang or detect_lang(source)
+    page_source = source
+    page_lang = cache(lambda: lang or detect_lang(page_source))
     title = ""
     rendered: list[Section] = []
     match = _FRONT_MATTER.match(source)
@@ -439,7 +451,8 @@ def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Sect
         if box is not None:
             open_line = open_wide = False
             if box["kind"]:
-                titled = _container_title(box["kind"], box.groupdict().get("title") or "", lang)
+                titled = _container_title(box["kind"], box.groupdict().get("title") or "",
+                                          page_lang)
                 boxes.append((titled or (boxes[-1][0] if boxes else ""),
                               "" if box.re is _CONTAINER else ">" if box.re is _ALERT
                               else "    "))
@@ -667,20 +680,12 @@ def html_to_text(fragment: str) -> str:
     return " ".join(text for _, _, text, _ in parser.blocks if text)
 
 
-def _box_title(kind: str, title: str, lang: str) -> str:
-    """What a rendered box says on top, as `_container_title` says it for its source: its
-    own title, unless that only names its kind ("WARNING", "tip": the theme's words, in
-    the page's language), or the kind's."""
-    titles = load_lexicon(lang).container_titles
-    return titles.get(title.lower(), title) if title else titles.get(kind, "")
-
-
 def parse_html(source: str) -> tuple[str, list[Section]]:
     parser = _HtmlExtractor()
     parser.feed(html_tables_said(_TEMPLATE_TAG.sub(" ", source), as_markdown=False))
     parser.close()
     blocks = [(pos, b) for pos, b in enumerate(parser.blocks) if b[0] or not parser.saw_main]
-    lang = detect_lang("\n".join(text for _, (_, _, text, _) in blocks))
+    page_lang = cache(lambda: detect_lang("\n".join(text for _, (_, _, text, _) in blocks)))
     sections: list[Section] = []
     heading = ""
     lines: list[str] = []
@@ -696,7 +701,7 @@ def parse_html(source: str) -> tuple[str, list[Section]]:
             lines.append(text)
             if pos in parser.link_blocks:
                 links.append(text)
-            said_on_top = _box_title(*box, lang) if box else ""
+            said_on_top = _box_title(*box, page_lang) if box else ""
             if said_on_top:
                 boxed.append((text, said_on_top))
     if lines:
