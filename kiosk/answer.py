@@ -257,10 +257,8 @@ def _join_items(items: list[str], lang: str, lead: str, more: str = "") -> str:
     items = [i.strip().rstrip("、,;；") for i in items]
     if lang == "ja":
         return "、".join(items) + more
-    if more:
-        return ", ".join(_CONJUNCTION_END.sub("", i) if _LABELLED.match(i)
-                         else lower_first(_CONJUNCTION_END.sub("", i)) for i in items) + more
-    if lead.split()[-1].lower() in ("to", "at") and any(ch.isdigit() for ch in "".join(items)):
+    if (not more and lead.split()[-1].lower() in ("to", "at")
+            and any(ch.isdigit() for ch in "".join(items))):
         return ", ".join(items)  # the lines of an address ("Send the form to:"), no "and"
     # an item may carry the list's own conjunction ("..., and" / "..., or")
     said = [_CONJUNCTION_END.search(i) for i in items]
@@ -268,6 +266,8 @@ def _join_items(items: list[str], lang: str, lead: str, more: str = "") -> str:
     # (a label keeps its capital: "Monday: Tutorials" is a name, not the sentence's word)
     items = [_CONJUNCTION_END.sub("", i) for i in items]
     items = [i if _LABELLED.match(i) else lower_first(i) for i in items]
+    if more:
+        return ", ".join(items) + more
     if len(items) == 1:
         return items[0]
     if len(items) == 2:
