@@ -81,7 +81,7 @@ class ConsoleSession:
         self.host = host
         self.editor = LineEditor()
         self.auth = _Auth(last_input=now)
-        self.attempts = PinAttempts(pins.path.with_name(pins.path.stem + ".attempts.json"))
+        self.attempts = PinAttempts(pins.attempts_path)
         self._awaiting_pin = False
         self._greeting = f"\r\n{banner}\r\n{self.prompt}".encode()
 

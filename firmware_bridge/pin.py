@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import secrets
 from pathlib import Path
 
@@ -40,12 +41,28 @@ class PinFile:
     def __init__(self, path: Path) -> None:
         self.path = path
 
+    @property
+    def attempts_path(self) -> Path:
+        """Where the console counts wrong PINs (PinAttempts)."""
+        return self.path.with_name(self.path.stem + ".attempts.json")
+
     def is_set(self) -> bool:
         return self.path.is_file()
 
     def set(self, pin: str) -> None:
-        atomic_write_bytes(self.path, pin_record(pin).encode())
-        self.path.chmod(0o600)
+        """A new PIN, and a clean slate: the lock-out of the old one is lifted. The file keeps
+        its owner and mode (a new one takes its folder's owner, mode 0600): `set-pin` run as
+        root must leave a file the console's user can still read."""
+        record = pin_record(pin).encode()
+        try:
+            st = self.path.stat()
+            mode = st.st_mode & 0o7777
+        except FileNotFoundError:
+            st = self.path.parent.stat()
+            mode = 0o600
+        owner = (st.st_uid, st.st_gid) if os.geteuid() == 0 else None
+        atomic_write_bytes(self.path, record, mode=mode, owner=owner)
+        self.attempts_path.unlink(missing_ok=True)
 
     def verify(self, pin: str) -> bool:
         try:

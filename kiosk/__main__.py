@@ -446,6 +446,11 @@ def cmd_config(args: argparse.Namespace) -> int:
     if args.action == "schema":
         print(cfgmod.format_schema())
         return 0
+    if args.action in ("pin-hash", "set-pin") and (args.key or args.value):
+        # a PIN on the command line stays in ps and in the shell's history
+        raise KioskError("usage", f"config {args.action} takes no PIN on the command line",
+                         f"type it on standard input: kiosk config {args.action}, or "
+                         f"echo PIN | kiosk config {args.action} from a file only root reads")
     if args.action == "pin-hash":
         from firmware_bridge.pin import pin_record
 
@@ -461,7 +466,8 @@ def cmd_config(args: argparse.Namespace) -> int:
 
         pin = sys.stdin.readline().strip()
         PinFile(path.with_name("admin-pin.json")).set(pin)
-        print(f"admin PIN set ({path.with_name('admin-pin.json')}, salted scrypt hash)")
+        print(f"admin PIN set ({path.with_name('admin-pin.json')}, salted scrypt hash); "
+              f"wrong-PIN lock-out cleared")
         return 0
     store = ConfigStore(path)
     if args.action == "show":
@@ -572,14 +578,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     questions the site could not answer, grouped by meaning."""
     from kiosk.logs import logs_dir
     from kiosk.models import default_state_dir
-    from kiosk.report import format_report, report_for
+    from kiosk.report import as_json, format_report, report_for
     from kiosk.wiring import query_encoder
 
     cfg = _config(args)
     folder = Path(args.logs) if args.logs else logs_dir(default_state_dir())
     found = report_for(folder, args.since, lambda: query_encoder(cfg))
-    print(json.dumps(found, indent=1, ensure_ascii=False) if args.json else format_report(found),
-          end="\n" if args.json else "")
+    print(as_json(found) if args.json else format_report(found), end="\n" if args.json else "")
     return 0
 
 

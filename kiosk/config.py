@@ -14,6 +14,7 @@ import hashlib
 import math
 import os
 import re
+import stat
 import tomllib
 import types
 import typing
@@ -78,8 +79,13 @@ class SiteConfig:
     sync_time: str = setting("03:30", "local time of the nightly sync (HH:MM)", live=True,
                              pattern=r"([01]\d|2[0-3]):[0-5]\d", example="03:30")
     sync_delay_ms: int = setting(1000, "pause between two requests of a sync (robots.txt's "
-                                       "Crawl-delay when longer)", low=0, high=60_000, live=True)
-    sync_timeout_s: int = setting(15, "one request's time limit", low=1, high=300, live=True)
+                                       "Crawl-delay when longer, up to 30 s)", low=0,
+                                 high=60_000, live=True)
+    sync_timeout_s: int = setting(15, "one request's time limit, all of it (connecting, "
+                                      "waiting, reading the page)", low=1, high=300, live=True)
+    sync_deadline_min: int = setting(60, "the whole crawl's time limit; a sync that takes longer "
+                                         "fails and the previous site stays", low=1, high=1440,
+                                     live=True)
     sync_retries: int = setting(3, "retries of a request after a server error or a timeout, "
                                    "waiting 2, 4, 8 s", low=0, high=10, live=True)
     sync_max_pages: int = setting(2000, "pages taken at most", low=1, high=100_000, live=True)
@@ -437,11 +443,41 @@ def dumps(cfg: Config) -> str:
     return tomli_w.dumps(diff(as_dict(cfg), defaults))
 
 
+# far above any real settings file; a path to /dev/zero must not be read for ever
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def read_config_text(path: Path) -> str:
+    """A settings file's text; ConfigError naming the file and the fix when it is missing, not
+    a regular file (a folder, a device), too large, unreadable or not UTF-8."""
+    try:
+        st = path.stat()
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {path} not found", "pass an existing file") from exc
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read ({exc.strerror})",
+                          f"check the path and its permissions: ls -l {path}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise ConfigError(f"config file {path} is {kind}", "give the path of the TOML file")
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read ({exc.strerror})",
+                          f"check its permissions: ls -l {path}") from exc
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is larger than {MAX_CONFIG_BYTES} bytes",
+                          "give the path of the TOML settings file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start}, line {line})",
+                          "save it as UTF-8") from exc
+
+
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise ConfigError(f"config file {path} not found", "pass an existing file") from exc
-    return loads(text, f"config file {path}")
+    return loads(read_config_text(path), f"config file {path}")

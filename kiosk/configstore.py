@@ -28,9 +28,9 @@ def previous_path(path: Path) -> Path:
 def try_load(path: Path) -> Config | str:
     """The configuration in a file, or why it cannot be used."""
     try:
-        return cfgmod.loads(path.read_text(encoding="utf-8"), str(path))
-    except (ConfigError, UnicodeDecodeError, OSError) as exc:
-        return exc.describe() if isinstance(exc, ConfigError) else str(exc)
+        return cfgmod.loads(cfgmod.read_config_text(path), str(path))
+    except ConfigError as exc:
+        return exc.describe()
 
 
 def load_with_fallback(path: Path) -> tuple[Config, str]:
@@ -106,18 +106,15 @@ class ConfigStore:
         current: bytes | None = None
         if self.path.exists():
             try:
-                current = self.path.read_bytes()
-                cfgmod.loads(current.decode("utf-8"), str(self.path))
-            except (ConfigError, UnicodeDecodeError) as exc:
-                reason = exc.describe() if isinstance(exc, ConfigError) else str(exc)
+                text = cfgmod.read_config_text(self.path)
+                cfgmod.loads(text, str(self.path))
+                current = text.encode("utf-8")
+            except ConfigError as exc:
                 raise ConfigError(
-                    f"not saved: {self.path} is not a usable configuration ({reason}); saving "
-                    "would replace the settings written in it",
+                    f"not saved: {self.path} is not a usable configuration ({exc.describe()}); "
+                    "saving would replace the settings written in it",
                     f"correct it by hand, or move it aside (mv {self.path} {self.path}.bad) "
                     "and save again") from exc
-            except OSError as exc:
-                raise ConfigError(f"not saved: {self.path} cannot be read ({exc})",
-                                  f"check the file's permissions: ls -l {self.path}") from exc
         try:
             if current is not None:
                 atomic_write_bytes(previous_path(self.path), current)

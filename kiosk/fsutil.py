@@ -37,7 +37,10 @@ def remove_stale(target: Path, now: float | None = None) -> list[Path]:
     return removed
 
 
-def atomic_write_bytes(target: Path, data: bytes) -> None:
+def atomic_write_bytes(target: Path, data: bytes, *, mode: int | None = None,
+                       owner: tuple[int, int] | None = None) -> None:
+    """`mode` and `owner` (uid, gid) are given to the new file before it takes the target's
+    place, so no reader ever sees it with other ones (mkstemp's default: 0600, this user)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(target)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
@@ -45,6 +48,12 @@ def atomic_write_bytes(target: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
+            if owner is not None:
+                made = os.fstat(fh.fileno())
+                if owner != (made.st_uid, made.st_gid):
+                    os.fchown(fh.fileno(), *owner)
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
         os.replace(tmp_name, target)
     except BaseException:

@@ -9,6 +9,7 @@ logging.retention_days; never to the journal, whose retention the venue does not
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import os
@@ -97,14 +98,32 @@ class TurnLog:
 
     def prune(self) -> list[Path]:
         """Delete transcript files older than the retention period (and word-free counts
-        older than STATS_RETENTION_DAYS); returns them."""
+        older than STATS_RETENTION_DAYS); returns them.
+
+        Days are read as dates, not compared as names. A file whose name is no date was not
+        written by a turn log: its age cannot be told, so it goes. A transcript dated after
+        today was written under a clock that was wrong, and goes too: visitors' words are
+        never kept longer than promised. Counts dated after today stay (a Pi without a clock
+        battery starts behind the real time until NTP answers, and they hold no words)."""
         if not self.folder.is_dir():
             return []
         removed = []
+        now = self._clock()
+        today = dt.datetime.fromtimestamp(now, dt.UTC).date()
         for kind, days in (("turns", self.retention_days), ("stats", STATS_RETENTION_DAYS)):
-            cutoff = time.strftime("%Y-%m-%d", time.gmtime(self._clock() - days * 86_400))
+            cutoff = dt.datetime.fromtimestamp(now - days * 86_400, dt.UTC).date()
             for path in sorted(self.folder.glob(f"{kind}-*.jsonl")):
-                if path.stem.removeprefix(f"{kind}-") < cutoff:
+                try:
+                    day: dt.date | None = dt.date.fromisoformat(
+                        path.stem.removeprefix(f"{kind}-"))
+                except ValueError:
+                    day = None
+                if day is None or day < cutoff or (kind == "turns" and day > today):
+                    if day is None:
+                        log.warning("logs: %s is named by no date; deleted", path.name)
+                    elif day > today:
+                        log.warning("logs: %s is dated after today (the clock was wrong when "
+                                    "it was written); deleted", path.name)
                     path.unlink(missing_ok=True)
                     removed.append(path)
         if removed:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import json
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -43,6 +44,29 @@ MAX_GROUPED = 500  # the most recent refused questions grouped (the rest are cou
 
 Embed = Callable[[list[str]], npt.NDArray[np.float32]]
 
+log = logging.getLogger(__name__)
+
+# what a terminal (or the serial console's) would act on instead of showing: C0 and C1 controls
+# (ESC starts a command, CR forges a line), DEL, and the marks that reorder the text around them
+_TERMINAL_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(text: str) -> str:
+    """Text as a terminal may print it: every control character written as an escape."""
+    return _TERMINAL_UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"),
+                                text)
+
+
+# JSON escapes C0 controls in strings itself (a raw newline is its own layout)
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def as_json(report: dict[str, Any]) -> str:
+    """The report as JSON that is safe to print: the controls JSON leaves raw are written as
+    \\u escapes (the same JSON)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}",
+                            json.dumps(report, indent=1, ensure_ascii=False))
+
 
 def parse_since(text: str) -> float:
     """`7d`, `24h`, `2w` -> seconds."""
@@ -53,19 +77,44 @@ def parse_since(text: str) -> float:
     return int(found.group(1)) * {"h": 3600, "d": 86_400, "w": 604_800}[found.group(2)]
 
 
+# the latest time time.gmtime can name a day of (9999-12-31)
+_LAST_TIME_S = 253_402_300_799
+
+
+def record_time(record: dict[str, Any]) -> float | None:
+    """A record's time in seconds, or None when it is not a time a day can be made of (a
+    string, a list, Infinity, a number past the year 9999)."""
+    value = record.get("time")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not (0 <= value <= _LAST_TIME_S):  # False for NaN as well
+        return None
+    return float(value)
+
+
 def _read(folder: Path, kind: str, since_s: float) -> list[dict[str, Any]]:
     first_day = time.strftime("%Y-%m-%d", time.gmtime(since_s))
     records = []
     for path in sorted(folder.glob(f"{kind}-*.jsonl")):
         if path.stem.removeprefix(f"{kind}-") < first_day:
             continue
+        bad = 0
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 record = json.loads(line)
             except ValueError:
                 continue  # a line cut by a power loss
-            if isinstance(record, dict) and float(record.get("time", 0)) >= since_s:
-                records.append(record)
+            if not isinstance(record, dict):
+                bad += 1
+                continue
+            when = record_time(record)
+            if when is None:
+                bad += 1
+            elif when >= since_s:
+                records.append({**record, "time": when})
+        if bad:
+            log.warning("report: %d record(s) of %s have no usable time; left out", bad,
+                        path.name)
     return records
 
 
@@ -131,7 +180,7 @@ def build_report(folder: Path, since_s: float, now_s: float,
     days: dict[str, Day] = {}
     total = Day("all")
     for record in _read(folder, "stats", since_s):
-        day = time.strftime("%Y-%m-%d", time.gmtime(float(record["time"])))
+        day = time.strftime("%Y-%m-%d", time.gmtime(record["time"]))
         days.setdefault(day, Day(day)).add(record)
         total.add(record)
     report: dict[str, Any] = {
@@ -168,9 +217,9 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"{d['day']:<12}{d['turns']:>6}{d['answered']:>10}{d['refused']:>9}"
                      f"{d['social']:>8}{d['unclear']:>9}  {share:>13}")
     lines += ["", "pages most asked about:"]
-    lines += [f"  {n:>5}  {page}" for page, n in report["top_pages"]] or ["  (none)"]
+    lines += [f"  {n:>5}  {shown(page)}" for page, n in report["top_pages"]] or ["  (none)"]
     lines += ["", "kinds of reference: " + (", ".join(
-        f"{k} {n}" for k, n in report["kinds"].items()) or "(none)")]
+        f"{shown(k)} {n}" for k, n in report["kinds"].items()) or "(none)")]
     groups = report["refused_questions"]
     lines.append("")
     if groups is None:
@@ -180,7 +229,8 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append("questions the site could not answer, grouped (add these to the site):")
         for g in groups[:30]:
             more = f" (+{len(g['questions']) - 3} more)" if len(g["questions"]) > 3 else ""
-            lines.append(f"  {g['asked']:>5}  " + " | ".join(g["questions"][:3]) + more)
+            lines.append(f"  {g['asked']:>5}  " + " | ".join(shown(q) for q in g["questions"][:3])
+                         + more)
         if not groups:
             lines.append("  (none)")
     return "\n".join(lines) + "\n"

@@ -112,6 +112,8 @@ fi
 KIOSK="$VENV/bin/kiosk"
 install -d -m 0755 "$DOC"
 install -m 0644 "$SRC/README.md" "$SRC/LICENSE" "$DOC/"
+# kiosk-restart.service's program: restarts spaced so that they never hit the start limit
+install -m 0755 "$SRC/systemd/kiosk-restart-spaced" "$ROOT$PREFIX/lib/kiosk-avatar/"
 say "program installed in $VENV"
 
 # 3. configuration (kept when present), models, site index, PIN

@@ -133,3 +133,29 @@ def test_the_role_is_ansible_lint_clean(tmp_path: Path) -> None:
                           env={**os.environ, "ANSIBLE_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "production" in done.stdout + done.stderr  # the strictest profile passes
+
+
+def test_the_template_writes_settings_outside_the_bmp_as_toml_reads_them(tmp_path: Path) -> None:
+    """Ansible's to_json wrote 🎉 as the surrogate pair \\ud83c\\udf89, which TOML refuses: a valid
+    setting failed `kiosk config check` and the role stopped. Rendered here as the template
+    module does (its Jinja settings, Ansible's own filters), then loaded strictly."""
+    import jinja2
+    from ansible.plugins.filter.core import combine, to_json
+
+    from kiosk.config import load_config
+
+    env = jinja2.Environment(trim_blocks=True, keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters.update(to_json=to_json, combine=combine)
+    template = env.from_string((PLAYBOOK.parent / "roles" / "kiosk" / "templates" /
+                                "kiosk.toml.j2").read_text(encoding="utf-8"))
+    settings = {"screen": {"fixed_page": "ja/イベント🎉.html"},
+                "audio": {"input_device": "USB Mic \U0001d11e \x7f \"quoted\" \\ back"},
+                "tts": {"volume": 0.7}, "logging": {"store_transcripts": True}}
+    text = template.render(kiosk_config_base={"brain": {"language": "ja"}},
+                           kiosk_settings=settings)
+    (tmp_path / "kiosk.toml").write_text(text, encoding="utf-8")
+    cfg = load_config(tmp_path / "kiosk.toml")
+    assert cfg.screen.fixed_page == "ja/イベント🎉.html"
+    assert cfg.audio.input_device == "USB Mic \U0001d11e \x7f \"quoted\" \\ back"
+    assert cfg.tts.volume == 0.7 and cfg.logging.store_transcripts and cfg.brain.language == "ja"

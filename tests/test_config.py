@@ -79,3 +79,25 @@ def test_cli_config_set_refuses_nan_and_saves_nothing(tmp_path: Path) -> None:
     assert out.returncode != 0
     assert "tts.volume" in out.stderr + out.stdout and "finite" in out.stderr + out.stdout
     assert not path.exists() or "nan" not in path.read_text(encoding="utf-8")
+
+
+def test_config_check_says_one_clear_line_for_what_is_no_settings_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Invalid UTF-8, a folder or /dev/zero used to end in a traceback (or, for /dev/zero, in
+    reading for ever); now one line naming the file, and exit status 2, as the service does."""
+    from kiosk.__main__ import main
+
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes(b'[tts]\nvoice_en = "caf\xe9"\n')
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"# x\n" * 300_000)
+    cases = {latin1: "is not UTF-8 text (byte 21, line 2)", tmp_path: "is a folder",
+             Path("/dev/zero"): "is not a regular file", big: "is larger than 1048576 bytes",
+             tmp_path / "nope.toml": "not found"}
+    for path, said in cases.items():
+        assert main(["config", "check", str(path)]) == 2, path
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err and str(path) in err, err
+    good = _write(tmp_path, "[tts]\nvolume = 0.5\n")
+    assert main(["config", "check", str(good)]) == 0
+    assert capsys.readouterr().out == "ok\n"

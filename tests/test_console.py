@@ -370,3 +370,55 @@ def test_serve_starts_locked_after_the_port_fails(tmp_path: Path, pin_file: PinF
           stop=lambda: second.closed or (not ports and not second.steps), clock=lambda: 5.0)
     assert first.closed and "logged in" in first.written.decode()
     assert "log in first" in second.written.decode()
+
+
+def test_set_pin_as_root_keeps_the_console_s_file_and_lifts_the_lock_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's recovery: a locked-out installer asks root to run `kiosk config set-pin`.
+    It used to leave a root-owned 0600 file the console's user could not read, and the lock-out
+    in place."""
+    import io
+    import os
+
+    from firmware_bridge.pin import PinAttempts
+    from kiosk.__main__ import main
+
+    config = tmp_path / "kiosk.toml"
+    pins = PinFile(tmp_path / "admin-pin.json")
+    pins.set(PIN)
+    attempts = PinAttempts(pins.attempts_path)
+    for _ in range(8):
+        attempts.failed(1000.0, limit=5, lockout_s=60.0)
+    assert attempts.read()[1] > 1000.0  # locked out
+    console_user = (4321, 4321) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
+    os.chown(pins.path, *console_user)
+    pins.path.chmod(0o640)
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("13579\n"))
+    assert main(["--config", str(config), "config", "set-pin"]) == 0
+    assert "lock-out cleared" in capsys.readouterr().out
+    st = pins.path.stat()
+    assert (st.st_uid, st.st_gid) == console_user and st.st_mode & 0o7777 == 0o640
+    assert not pins.attempts_path.exists() and attempts.read() == (0, 0.0)
+    assert pins.verify("13579") and not pins.verify(PIN)
+    session = ConsoleSession(ConfigStore(config), pins, FakeHost(), now=2000.0)
+    session.feed(b"login\r", 2000.0)
+    assert b"logged in" in session.feed(b"13579\r", 2000.0)
+
+
+def test_a_pin_on_the_command_line_is_refused(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    """`kiosk config pin-hash 246810` printed the hash of whatever came on stdin, and the PIN
+    went into ps and the shell's history."""
+    import io
+
+    from kiosk.__main__ import main
+
+    for action in ("pin-hash", "set-pin"):
+        monkeypatch.setattr("sys.stdin", io.StringIO("97531\n"))
+        assert main(["--config", str(tmp_path / "kiosk.toml"), "config", action, "246810"]) == 2
+        out = capsys.readouterr()
+        assert out.out == "" and "takes no PIN on the command line" in out.err
+    assert not (tmp_path / "admin-pin.json").exists()

@@ -57,3 +57,21 @@ def test_logs_dir_follows_systemd() -> None:
     assert logs_dir(Path("/s"), {"LOGS_DIRECTORY": "/var/log/kiosk-avatar"}) == Path(
         "/var/log/kiosk-avatar")
     assert logs_dir(Path("/s"), {}) == Path("/s/logs")
+
+
+def test_days_are_read_as_dates_and_files_of_no_date_or_a_wrong_clock_go(
+        tmp_path: Path) -> None:
+    """Names used to be compared as strings: a transcript dated in the future, or named by no
+    date at all, was kept for ever."""
+    now = 1_764_547_200.0  # 2025-12-01 UTC
+    for name in ("turns-2099-01-01", "turns-notes", "turns-2025-11-30", "turns-2025-11-01",
+                 "stats-2099-01-01", "stats-backup", "stats-2025-11-30"):
+        (tmp_path / f"{name}.jsonl").write_text("{}\n")
+    removed = TurnLog(tmp_path, store_transcripts=True, retention_days=7,
+                      clock=lambda: now).prune()
+    assert sorted(p.name for p in removed) == [
+        "stats-backup.jsonl", "turns-2025-11-01.jsonl", "turns-2099-01-01.jsonl",
+        "turns-notes.jsonl"]
+    # counts hold no words: a clock behind the real time must not cost them
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "stats-2025-11-30.jsonl", "stats-2099-01-01.jsonl", "turns-2025-11-30.jsonl"]

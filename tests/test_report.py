@@ -120,3 +120,41 @@ def test_report_output_is_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     main(["report", "--logs", str(tmp_path), "--since", "9999d", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert out["total"]["turns"] == 10
+
+
+def test_a_bad_stats_line_is_left_out_and_the_rest_reported(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A `time` that is a string, a list, Infinity, NaN, a boolean or past the year 9999 used to
+    stop the whole report (and the console's report command with it)."""
+    good = {"time": START + 3600, "lang": "en", "act": None, "kind": "independent",
+            "page": "en/hours.md", "unclear": False}
+    bad_times: list[object] = ["2025-12-01", [1], 10 ** 30, True, None]
+    lines = [json.dumps(good)] + [json.dumps({**good, "time": t}) for t in bad_times]
+    lines += ['{"time": Infinity}', '{"time": NaN}', '{"time": -Infinity}', "[1, 2]", '"text"']
+    (tmp_path / "stats-2025-12-01.jsonl").write_text("\n".join(lines) + "\n")
+    with caplog.at_level("WARNING"):
+        report = build_report(tmp_path, START, START + DAY_S)
+    assert report["total"]["turns"] == 1 and report["top_pages"] == [("en/hours.md", 1)]
+    assert "10 record(s) of stats-2025-12-01.jsonl have no usable time" in caplog.text
+    format_report(report)
+
+
+def test_control_characters_are_shown_not_obeyed(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A page id or a stored question holding ESC, an OSC sequence, CR (a forged line), a C1
+    control or a bidi override reaches the terminal and the serial console escaped."""
+    from kiosk.__main__ import main
+
+    now = [START + 3600]
+    log = TurnLog(tmp_path, store_transcripts=True, retention_days=30, clock=lambda: now[0])
+    evil_page = "en/x\x1b]0;owned\x07.html"
+    evil_question = "where\r  99  forged line\x1b[2J\x9b31m\u202egnp"
+    log.record(_turn("what time", "independent", evil_page))
+    log.record(_turn(evil_question, "independent", None))
+    text = format_report(build_report(tmp_path, START, START + DAY_S))
+    assert not any(ch in text for ch in "\x1b\x07\r\x9b\u202e")
+    assert "en/x\\x1b]0;owned\\x07.html" in text and "\\u202egnp" in text
+    assert main(["report", "--logs", str(tmp_path), "--since", "3650d", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert not any(ch in out for ch in "\x1b\x07\r\x9b\u202e")
+    assert evil_page in json.loads(out)["top_pages"][0]  # the same JSON, only escaped

@@ -17,7 +17,7 @@ from kiosk.screen.source import map_url
 from kiosk.sync.crawl import SyncParams
 from kiosk.sync.folder import SiteVersions
 from kiosk.sync.job import base_for, sync_site
-from kiosk.sync.urls import links, page_file_for, parse_sitemap, sync_due
+from kiosk.sync.urls import UnsafePath, links, page_file_for, parse_sitemap, sync_due
 from kiosk.wiring import index_preparer
 
 # ------------------------------------------------------------------ pure parts
@@ -38,9 +38,25 @@ def test_page_files_are_the_url_paths_the_screen_maps_back() -> None:
         assert page_file_for(url, base) == file, url
         assert map_url(url, base, set(cases.values())) == file, url
     for outside in ("https://venue.example/shop/x", "https://other.example/museum/x",
-                    "ftp://venue.example/museum/x", "https://venue.example/museum/../etc/x",
-                    "https://venue.example/museum/.git/config"):
+                    "ftp://venue.example/museum/x", "https://venue.example:8443/museum/x"):
         assert page_file_for(outside, base) is None, outside
+    # the site's own URLs that no file of the folder may be made of
+    for unsafe, why in (("https://venue.example/museum/../etc/x", "climbs out"),
+                        ("https://venue.example/museum/%2E%2E/etc/x", "climbs out"),
+                        ("https://venue.example/museum/.git/config", "hidden"),
+                        ("https://venue.example//tmp/x", "absolute"),
+                        ("https://venue.example/%2Ftmp%2Fx", "absolute"),
+                        ("https://venue.example/museum//tmp/x", "empty"),
+                        ("https://venue.example/museum/a%2F%2Fb", "empty"),
+                        ("https://venue.example/museum/x%1b%5D0%3Bowned%07", "control"),
+                        ("https://venue.example/museum/line%0Abreak", "control"),
+                        ("https://venue.example/museum/%E2%80%AEfdp.exe", "control"),
+                        ("https://venue.example/museum/" + "a" * 251, "255 bytes")):
+        base_here = "https://venue.example/" if "museum" not in unsafe else base
+        with pytest.raises(UnsafePath, match=why):
+            page_file_for(unsafe, base_here)
+    # userinfo is no part of the site's address
+    assert page_file_for("https://u:pw@venue.example/museum/a", base) == "a.html"
 
 
 def test_sitemaps_and_links_are_read_by_their_elements() -> None:

@@ -3,11 +3,14 @@ stages a complete, idempotent install (and removes it) in a temporary root."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,8 @@ def _render(folder: Path, kiosk: Path) -> None:
     for unit in UNITS:
         text = (REPO / "systemd" / unit).read_text()
         text = text.replace("@PREFIX@/lib/kiosk-avatar/venv/bin/kiosk", str(kiosk))
+        text = text.replace("@PREFIX@/lib/kiosk-avatar/kiosk-restart-spaced",
+                            str(REPO / "systemd" / "kiosk-restart-spaced"))
         text = text.replace("@PREFIX@", "/usr/local")
         (folder / unit).write_text(text)
 
@@ -78,6 +83,8 @@ def test_staged_install_is_complete_idempotent_and_removable(tmp_path: Path,
     assert list((state / "index").glob("*.npz")), "site index not built"
     service = (root / "etc/systemd/system/kiosk.service").read_text()
     assert "ExecStart=/opt/kiosk/lib/kiosk-avatar/venv/bin/kiosk run" in service
+    helper = root / "opt/kiosk/lib/kiosk-avatar/kiosk-restart-spaced"
+    assert os.access(helper, os.X_OK)  # kiosk-restart.service's program
     env = {"KIOSK_CONFIG": str(etc / "kiosk.toml"), "KIOSK_STATE_DIR": str(state),
            "KIOSK_MODELS_DIR": str(state / "models"), "PATH": "/usr/bin:/bin"}
     got = subprocess.run([str(kiosk), "config", "get", "console.port"], env=env,
@@ -126,3 +133,48 @@ def test_staged_install_is_complete_idempotent_and_removable(tmp_path: Path,
 def test_installer_refuses_unknown_options() -> None:
     bad = _install("--frobnicate")
     assert bad.returncode != 0 and "unknown option --frobnicate" in bad.stderr
+
+
+def _seconds(span: str) -> float:
+    """A systemd time span (10min, 1h 30s) in seconds, as systemd-analyze reads it."""
+    out = subprocess.run(["systemd-analyze", "timespan", span], capture_output=True, text=True,
+                         check=True).stdout
+    match = re.search(r"μs: (\d+)", out)
+    assert match, out
+    return int(match.group(1)) / 1e6
+
+
+def test_restart_requests_are_spaced_below_the_service_s_start_limit(tmp_path: Path) -> None:
+    """kiosk.service stays stopped after StartLimitBurst starts in StartLimitIntervalSec, and a
+    restart asked for counts. 11 requests in 10 minutes (the console's restart, syncs that
+    changed the site) used to stop the kiosk; the restart path now spaces them itself."""
+    _require_systemd_analyze()
+    service = (REPO / "systemd" / "kiosk.service").read_text()
+    interval_s = _seconds(re.search(r"^StartLimitIntervalSec=(.+)$", service, re.M)[1])  # type: ignore[index]
+    burst = int(re.search(r"^StartLimitBurst=(\d+)$", service, re.M)[1])  # type: ignore[index]
+    helper = REPO / "systemd" / "kiosk-restart-spaced"
+    spacing_s = float(re.search(r"KIOSK_RESTART_SPACING_S:-(\d+)", helper.read_text())[1])  # type: ignore[index]
+    # requests alone, as fast as they can come: one start now and one every spacing_s
+    assert interval_s // spacing_s + 1 < burst, (interval_s, spacing_s, burst)
+    unit = (REPO / "systemd" / "kiosk-restart.service").read_text()
+    assert "ExecStart=@PREFIX@/lib/kiosk-avatar/kiosk-restart-spaced" in unit
+    assert _seconds(re.search(r"^TimeoutStartSec=(.+)$", unit, re.M)[1]) > spacing_s  # type: ignore[index]
+
+    # the helper itself, with a systemctl that records when it was asked
+    bin_dir, run_dir = tmp_path / "bin", tmp_path / "run"
+    bin_dir.mkdir()
+    run_dir.mkdir()
+    calls = tmp_path / "calls"
+    fake = bin_dir / "systemctl"
+    fake.write_text(f'#!/bin/sh\nread -r up _ < /proc/uptime\necho "$up $*" >> {calls}\n')
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}",
+           "RUNTIME_DIRECTORY": str(run_dir), "KIOSK_RESTART_SPACING_S": "2"}
+    began = time.monotonic()
+    for _ in range(3):
+        subprocess.run(["sh", str(helper)], env=env, check=True, timeout=30)
+    lines = calls.read_text().splitlines()
+    assert [line.split(" ", 1)[1] for line in lines] == ["restart --no-block kiosk.service"] * 3
+    times = [float(line.split(" ", 1)[0]) for line in lines]
+    assert all(later - earlier >= 1.99 for earlier, later in itertools.pairwise(times)), times
+    assert time.monotonic() - began < 6.0  # spaced, not slowed further

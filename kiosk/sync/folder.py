@@ -8,22 +8,43 @@ link, so the previous site, and the index built from it, keep serving.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import logging
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from kiosk.errors import KioskError
 from kiosk.fsutil import atomic_write_bytes
 from kiosk.sync.crawl import Known
+from kiosk.sync.http import validator
+from kiosk.sync.urls import unsafe_reason
 
 log = logging.getLogger(__name__)
 
 MANIFEST = ".sync.json"
 _PARTIAL = ".partial"
+_LOCK = ".lock"
+
+
+def inside(folder: Path, file: str) -> Path:
+    """`folder / file`, refused unless it lies inside the folder: the file names come from
+    URLs (and from a manifest an older sync wrote), and a page must never be written or read
+    elsewhere."""
+    reason = unsafe_reason(file)
+    target = Path(os.path.normpath(folder / file))
+    real_folder = os.path.realpath(folder)
+    if (reason or not target.is_relative_to(folder)
+            or not Path(os.path.realpath(target.parent)).is_relative_to(real_folder)):
+        raise KioskError("sync", f"page file {file!r} would lie outside {folder}"
+                         f"{f' ({reason})' if reason else ''}",
+                         "this is a defect of the sync; the previous site stays")
+    return target
 
 
 class SiteVersions:
@@ -53,9 +74,21 @@ class SiteVersions:
         return data if isinstance(data, dict) else {}
 
     def known(self) -> dict[str, Known]:
+        """The live version's pages. Entries an older sync wrote that are unsafe now (a file
+        name outside the folder, a validator that is not ASCII) are left out: those pages
+        are fetched again, unconditionally."""
         pages = self.manifest().get("pages", {})
-        return {url: Known(p["file"], p.get("etag", ""), p.get("last_modified", ""))
-                for url, p in pages.items() if isinstance(p, dict) and "file" in p}
+        found = {}
+        for url, p in pages.items() if isinstance(pages, dict) else ():
+            if not isinstance(p, dict) or not isinstance(p.get("file"), str):
+                continue
+            if unsafe_reason(p["file"]):
+                log.warning("sync: the manifest's file %r for %s is unsafe; fetched again",
+                            p["file"], url)
+                continue
+            found[url] = Known(p["file"], validator(str(p.get("etag", ""))),
+                               validator(str(p.get("last_modified", ""))))
+        return found
 
     def redirects(self) -> dict[str, str]:
         found = self.manifest().get("redirects", {})
@@ -66,9 +99,23 @@ class SiteVersions:
         if live is None:
             return None
         try:
-            return (live / known.file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return inside(live, known.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, KioskError):
             return None
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """One sync at a time: a second one at once would remove the first's folder in the
+        making (begin) and publish a site with pages missing."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / _LOCK, "a+b") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise KioskError("sync", f"another sync of {self.link} is running (it holds "
+                                 f"{self.root / _LOCK})",
+                                 "wait for it to finish; this one changed nothing") from None
+            yield
 
     def begin(self) -> Path:
         """A new, empty version folder (leftovers of killed syncs removed)."""
@@ -86,16 +133,16 @@ class SiteVersions:
 
     @staticmethod
     def write_page(version: Path, file: str, text: str) -> None:
-        target = version / file
+        target = inside(version, file)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
 
     def carry(self, version: Path, file: str) -> bool:
         """An unchanged page: linked (or copied) from the live version."""
         live = self.current()
-        if live is None or not (live / file).is_file():
+        if live is None or not inside(live, file).is_file():
             return False
-        target = version / file
+        target = inside(version, file)
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             os.link(live / file, target)

@@ -8,7 +8,9 @@ and index keep serving, and the next timer tick tries again.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import logging
 import time
 from collections.abc import Callable
@@ -16,11 +18,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from kiosk.errors import KioskError
-from kiosk.sync.crawl import USER_AGENT, Crawler, SyncParams
+from kiosk.sync.crawl import USER_AGENT, Crawler, Getter, SyncParams
 from kiosk.sync.folder import SiteVersions
+from kiosk.sync.http import Fetcher
+from kiosk.sync.urls import credentials, redact
 
 log = logging.getLogger(__name__)
 
@@ -64,19 +66,40 @@ class SyncReport:
 
 
 def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: PrepareIndex, *,
-              transport: httpx.BaseTransport | None = None,
+              fetcher: Getter | None = None,
               sleep: Callable[[float], None] = time.sleep) -> SyncReport:
+    """One sync; whatever happens, a report comes back (a defect included: logged with its
+    traceback, the previous site kept), so its state and metrics are always recorded."""
     started = time.monotonic()
-    report = SyncReport(params.start_url)
+    report = SyncReport(redact(params.start_url))
+    try:
+        with versions.lock():
+            _sync(params, versions, prepare_index, report, fetcher, sleep)
+    except KioskError as exc:
+        report.error = exc.describe()
+    except Exception as exc:
+        log.exception("sync: a defect stopped the sync; the previous site stays")
+        report.error = f"internal: {type(exc).__name__}: {exc}"
+    finally:
+        report.duration_s = time.monotonic() - started
+        log.info("%s", report.summary())
+    return report
+
+
+def _sync(params: SyncParams, versions: SiteVersions, prepare_index: PrepareIndex,
+          report: SyncReport, fetcher: Getter | None, sleep: Callable[[float], None]) -> None:
     previous = versions.known()
     previous_redirects = versions.redirects()
     previous_files = {k.file for k in previous.values()}
     version = versions.begin()
     pages: dict[str, dict[str, Any]] = {}
     try:
-        with httpx.Client(timeout=params.timeout_s, follow_redirects=True, max_redirects=5,
-                          headers={"User-Agent": USER_AGENT}, transport=transport) as client:
-            crawler = Crawler(client, params, previous, previous_redirects,
+        with contextlib.ExitStack() as stack:
+            if fetcher is None:
+                fetcher = stack.enter_context(Fetcher(
+                    timeout_s=params.timeout_s, user_agent=USER_AGENT,
+                    auth=credentials(params.start_url)))
+            crawler = Crawler(fetcher, params, previous, previous_redirects,
                               versions.stored_text, sleep=sleep)
             try:
                 for got in crawler.crawl():
@@ -88,7 +111,11 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
                         # a server without validators sends the same page again: unchanged
                         got = dataclasses.replace(got, outcome="unchanged")
                     if got.outcome == "new":
-                        versions.write_page(version, got.file, got.text)
+                        unwritable = _write(versions, version, got.file, got.text)
+                        if unwritable:
+                            report.skipped[got.url] = unwritable
+                            log.warning("sync: %s skipped: %s", got.url, unwritable)
+                            continue
                         report.fetched += 1
                     elif got.outcome == "unchanged":
                         if not versions.carry(version, got.file):
@@ -108,6 +135,7 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
                                       "etag": got.etag, "last_modified": got.last_modified}
             finally:
                 report.requests = crawler.requests
+                report.skipped.update(crawler.skipped)
         kept = {p["file"] for p in pages.values()}
         report.pages = len(kept)
         report.removed = sorted(previous_files - kept)
@@ -117,7 +145,7 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
                              f"{next(iter(report.failed.values()))})",
                              "the previous site stays; the next sync tries again")
         if not pages:
-            raise KioskError("sync", f"no pages found from {params.start_url}",
+            raise KioskError("sync", f"no pages found from {report.url}",
                              "check site.sync_url (a sitemap.xml or the site's start page) and "
                              "screen.base_url; the previous site stays")
         if (versions.current() is not None and report.fetched == 0 and not report.removed
@@ -125,24 +153,34 @@ def sync_site(params: SyncParams, versions: SiteVersions, prepare_index: Prepare
             # nothing changed: the live version stays, the index is not touched
             versions.abandon(version)
             report.ok = True
-            return report
-        versions.write_manifest(version, {"url": params.start_url, "base_url": params.base_url,
+            return
+        versions.write_manifest(version, {"url": report.url, "base_url": params.base_url,
                                           "time": time.time(), "pages": pages,
                                           "redirects": report.redirects})
         install_index = prepare_index(version)
         final = versions.commit(version)
         install_index()
         report.version, report.swapped, report.ok = final.name, True, True
-    except KioskError as exc:
-        report.error = exc.describe()
-        versions.abandon(version)
     except BaseException:
-        versions.abandon(version)
+        if not report.swapped:
+            versions.abandon(version)
         raise
-    finally:
-        report.duration_s = time.monotonic() - started
-        log.info("%s", report.summary())
-    return report
+
+
+# a page whose file the folder cannot hold (a name too long for it, a clash with a folder):
+# that page is skipped, the others go on; anything else (a full disk) fails the sync
+_PAGE_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ENOTDIR, errno.EISDIR, errno.EEXIST,
+                          errno.EILSEQ, errno.EINVAL})
+
+
+def _write(versions: SiteVersions, version: Path, file: str, text: str) -> str:
+    try:
+        versions.write_page(version, file, text)
+    except OSError as exc:
+        if exc.errno not in _PAGE_ERRNOS:
+            raise
+        return f"cannot be stored as {file!r} ({exc.strerror})"
+    return ""
 
 
 # ------------------------------------------------------------------ from the configuration
@@ -153,8 +191,9 @@ def base_for(url: str, base_url: str) -> str:
     the sync URL's folder."""
     from urllib.parse import urlsplit, urlunsplit
 
-    from kiosk.sync.urls import under_base
+    from kiosk.sync.urls import under_base, without_credentials
 
+    url = without_credentials(url)
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise KioskError("config", f"site.sync_url = {url!r} is not an http(s) URL",
@@ -174,7 +213,8 @@ def params_from(cfg: Any, url: str) -> SyncParams:
     return SyncParams(start_url=url, base_url=base_for(url, cfg.screen.base_url),
                       delay_s=s.sync_delay_ms / 1000, timeout_s=float(s.sync_timeout_s),
                       retries=s.sync_retries, max_pages=s.sync_max_pages,
-                      max_page_bytes=s.sync_max_page_kb * 1024)
+                      max_page_bytes=s.sync_max_page_kb * 1024,
+                      deadline_s=s.sync_deadline_min * 60.0)
 
 
 def due(cfg: Any, state: dict[str, Any], now_s: float) -> bool:

@@ -16,45 +16,113 @@ from html.parser import HTMLParser
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 _PAGE_EXTS = (".html", ".htm")
+MAX_NAME_BYTES = 255  # one file name (ext4 and most others)
+# invisible characters that reorder the text around them: a file name is shown to people
+_BIDI_CONTROLS = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                           "\u2066\u2067\u2068\u2069")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class UnsafePath(ValueError):
+    """A URL of the site whose path cannot be a file of the site folder; the message says why."""
+
+
+def _netloc(url: str) -> str:
+    """host[:port], lower-cased, without userinfo."""
+    return urlsplit(url).netloc.rsplit("@", 1)[-1].lower()
+
+
+def origin(url: str) -> tuple[str, str]:
+    """(scheme, host:port) with the scheme's default port written out, userinfo left out."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = _netloc(url)
+    if ":" not in host.rsplit("]", 1)[-1] and scheme in _DEFAULT_PORTS:
+        host = f"{host}:{_DEFAULT_PORTS[scheme]}"
+    return scheme, host
 
 
 def normalize(url: str) -> str:
-    """The URL without fragment and query (page ids ignore both); host lower-cased."""
+    """The URL without fragment, query and userinfo (page ids ignore them); host lower-cased."""
     parts = urlsplit(url.strip())
     path = parts.path or "/"
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
+    return urlunsplit((parts.scheme.lower(), _netloc(url.strip()), path, "", ""))
+
+
+def credentials(url: str) -> tuple[str, str] | None:
+    """The user and password written into a URL (`https://user:pw@host/`), if any."""
+    parts = urlsplit(url)
+    if parts.username is None:
+        return None
+    return unquote(parts.username), unquote(parts.password or "")
+
+
+def without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, parts.query,
+                       parts.fragment))
+
+
+def redact(url: str) -> str:
+    """The URL as it may be logged and stored: userinfo replaced by `***`."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit((parts.scheme, "***@" + parts.netloc.rsplit("@", 1)[-1], parts.path,
+                       parts.query, parts.fragment))
+
+
+def same_site(url: str, site_url: str) -> bool:
+    """http(s) on the site's own scheme, host and port (robots.txt and sitemaps may lie outside
+    the base path, never on another host)."""
+    return urlsplit(url).scheme.lower() in ("http", "https") and origin(url) == origin(site_url)
 
 
 def under_base(url: str, base_url: str) -> bool:
-    parts, base = urlsplit(url), urlsplit(base_url)
-    if parts.scheme not in ("http", "https"):
+    if not same_site(url, base_url):
         return False
-    if (parts.scheme, parts.netloc.lower()) != (base.scheme, base.netloc.lower()):
-        return False
-    prefix = base.path.rstrip("/") + "/"
-    path = parts.path or "/"
+    prefix = urlsplit(base_url).path.rstrip("/") + "/"
+    path = urlsplit(url).path or "/"
     return path.startswith(prefix) or path + "/" == prefix
 
 
+def unsafe_reason(rel: str) -> str:
+    """Why a path relative to the site folder cannot be a page file's name ("" when it can)."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(part == "" for part in parts[:-1]):
+        return "an empty or absolute path segment"
+    if any(part in ("..", ".") for part in parts) or "\\" in rel:
+        return "a path segment that climbs out"
+    if any(unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS for ch in rel):
+        return "a control character in the path"
+    if any(part.startswith(".") for part in parts if part):
+        return "a hidden name"  # list_page_files skips them
+    if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in parts):
+        return f"a path segment over {MAX_NAME_BYTES} bytes"
+    return ""
+
+
 def page_file_for(url: str, base_url: str) -> str | None:
-    """The site-folder path a page URL is stored at, or None when it is not a page of the
-    site (another host, outside the base path, a path that climbs out)."""
+    """The site-folder path a page URL is stored at, or None when it is not a page of the site
+    (another host or scheme, outside the base path). UnsafePath when it is the site's but its
+    path cannot be a file of the folder: an empty or absolute segment after unquoting
+    (`//tmp/x`, `/%2Ftmp%2Fx`), `..`, a control character, a hidden or too long name."""
     if not under_base(url, base_url):
         return None
     prefix = urlsplit(base_url).path.rstrip("/") + "/"
     path = urlsplit(url).path or "/"
     rel = "" if path + "/" == prefix else path[len(prefix):]
     rel = unicodedata.normalize("NFC", unquote(rel))
-    if any(part in ("..", ".") for part in rel.split("/")) or "\0" in rel or "\\" in rel:
-        return None
-    if any(part.startswith(".") for part in rel.split("/") if part):
-        return None  # hidden names are not pages of the folder (list_page_files skips them)
     if rel == "" or rel.endswith("/"):
-        return rel + "index.html"
-    rel = posixpath.normpath(rel)
-    if posixpath.splitext(rel)[1].lower() in _PAGE_EXTS:
-        return rel
-    return rel + ".html"
+        file = rel + "index.html"
+    elif posixpath.splitext(rel)[1].lower() in _PAGE_EXTS:
+        file = rel
+    else:
+        file = rel + ".html"
+    reason = unsafe_reason(file)
+    if reason:
+        raise UnsafePath(f"{reason}: {url!r}")
+    return file
 
 
 @dataclass(frozen=True)
