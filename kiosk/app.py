@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from kiosk.asr import Recognizer, Speculative
 from kiosk.audio.echo import EchoCanceller, PassThrough
@@ -44,6 +44,9 @@ from kiosk.audio.vad import (
 from kiosk.brain import Responder, TurnResult
 from kiosk.dialogue.history import History
 from kiosk.tts import Speech, Synthesizer
+
+if TYPE_CHECKING:  # the server is loaded only when a page is served
+    from kiosk.avatar.server import AvatarServer
 
 log = logging.getLogger(__name__)
 
@@ -435,7 +438,7 @@ def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recog
     async def main() -> None:
         server = None
         if avatar_port is not None:
-            from kiosk.avatar.server import AvatarServer, attach
+            from kiosk.avatar.server import AvatarServer
 
             server = AvatarServer(stream.position_s, port=avatar_port)
             await server.start()
@@ -452,3 +455,21 @@ def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recog
     finally:
         loop.close()
     return stream.speaker(), turns
+
+
+P = ParamSpec("P")
+
+
+def _both(first: Callable[P, None], then: Callable[P, None]) -> Callable[P, None]:
+    def both(*args: P.args, **kwargs: P.kwargs) -> None:
+        first(*args, **kwargs)
+        then(*args, **kwargs)
+    return both
+
+
+def attach(server: AvatarServer, loop: VoiceLoop) -> None:
+    """Feed the avatar server from the loop, beside the listeners the loop has already."""
+    loop.on_state = _both(loop.on_state, server.on_state)
+    loop.on_playback = _both(loop.on_playback, server.on_playback)
+    loop.on_stop = _both(loop.on_stop, server.on_stop)
+    loop.on_heard = _both(loop.on_heard, server.on_heard)

@@ -246,10 +246,11 @@ class Brain:
         page of the next few that holds one answers it (the rates page of the pension the
         conversation is about). A topic's figures often have a page of their own."""
         shapes, words = asked_shapes(utterance, lex)
-        if not shapes or page_holds(self.index, hits[0].page_id, shapes, words):
+        if not shapes or page_holds(self.index, hits[0].page_id, shapes, words,
+                                    self.params.answer):
             return hits
         for hit in hits[1:self.params.answer.shape_reach]:
-            if page_holds(self.index, hit.page_id, shapes):
+            if page_holds(self.index, hit.page_id, shapes, params=self.params.answer):
                 return _leading(hits, hit.page_id, self.index)
         return hits
 
@@ -257,10 +258,10 @@ class Brain:
         """A question asking what something is ("what is the fediverse", Xって何) whose best
         page does not define it, while one of the next few does ("The fediverse is the name
         for ..."): that page answers it."""
-        if page_defines(self.index, hits[0].page_id, utterance, lex):
+        if page_defines(self.index, hits[0].page_id, utterance, lex, self.params.answer):
             return hits
         for hit in hits[1:self.params.answer.shape_reach]:
-            if page_defines(self.index, hit.page_id, utterance, lex):
+            if page_defines(self.index, hit.page_id, utterance, lex, self.params.answer):
                 return _leading(hits, hit.page_id, self.index)
         return hits
 

@@ -1111,7 +1111,7 @@ def test_a_question_heading_lends_its_bonus_as_surely_as_it_leads(second: float,
     question_heading_lead (0.01) lends its share of the bonus, not nothing."""
     import numpy as np
 
-    from kiosk.answer import _asked_as
+    from kiosk.answer.choose import asked_as as _asked_as
 
     class Meaning:
         def embed_queries(self, texts: list[str]) -> np.ndarray:

@@ -14,26 +14,41 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec
+from typing import Protocol
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from kiosk.audio.format import Samples
 from kiosk.avatar.events import Clock, Event, Heard, Mouth, State, Stop, to_json
 from kiosk.avatar.mouth import FRAME_MS, mouth_track
 from kiosk.errors import KioskError
 
-if TYPE_CHECKING:
-    from kiosk.app import Playback, VoiceLoop
+
+class SpokenSentence(Protocol):
+    """What the server needs of a reply sentence handed to the loudspeaker (the voice loop's
+    Playback): defined here, so the loop depends on the server and not the other way round."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def lang(self) -> str: ...
+
+    @property
+    def samples(self) -> Samples: ...
+
+    @property
+    def starts_at_s(self) -> float: ...
+
 
 log = logging.getLogger(__name__)
 # websockets logs every connection opened and closed at INFO: a local program that connects in
 # a loop would fill the journal. Our own lines say what matters, at a bounded rate.
 _ws_log = log.getChild("websockets")
 _ws_log.setLevel(logging.WARNING)
-P = ParamSpec("P")
 
 PAGE_DIR = Path(__file__).resolve().parent / "page"
 _LOCAL_ORIGIN = re.compile(r"^https?://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$")
@@ -229,7 +244,7 @@ class AvatarServer:
     def on_state(self, state: str) -> None:
         self.publish(State(state))
 
-    def on_playback(self, playback: Playback) -> None:
+    def on_playback(self, playback: SpokenSentence) -> None:
         self.publish(Mouth(round(playback.starts_at_s, 4), FRAME_MS,
                            tuple(mouth_track(playback.samples)), playback.text, playback.lang))
 
@@ -238,18 +253,3 @@ class AvatarServer:
 
     def on_heard(self, text: str, final: bool) -> None:
         self.publish(Heard(text, final))
-
-
-def _both(first: Callable[P, None], then: Callable[P, None]) -> Callable[P, None]:
-    def both(*args: P.args, **kwargs: P.kwargs) -> None:
-        first(*args, **kwargs)
-        then(*args, **kwargs)
-    return both
-
-
-def attach(server: AvatarServer, loop: VoiceLoop) -> None:
-    """Feed the server from the loop, beside the listeners the loop has already."""
-    loop.on_state = _both(loop.on_state, server.on_state)
-    loop.on_playback = _both(loop.on_playback, server.on_playback)
-    loop.on_stop = _both(loop.on_stop, server.on_stop)
-    loop.on_heard = _both(loop.on_heard, server.on_heard)

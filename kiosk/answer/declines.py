@@ -1,0 +1,66 @@
+"""Off-topic and site questions: what the site covers, in a few titles, and the decline."""
+
+from __future__ import annotations
+
+from kiosk.answer.params import AnswerParams, Reply
+from kiosk.dialogue.lexicon import Lexicon
+from kiosk.retrieval.index import Evidence, SiteIndex
+
+
+def _join_titles(titles: list[str], lex: Lexicon) -> str:
+    quoted = [f"「{t}」" if lex.lang == "ja" else f'"{t}"' for t in titles]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    join, last = lex.replies["list_join"], lex.replies["list_last"]
+    return join.join(quoted[:-1]) + last + quoted[-1]
+
+
+def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
+    """What the site covers, in a few titles: its sections' own pages first (a site in
+    folders), then its pages in order (a flat site), never the home page."""
+    pages = [p for p in index.pages if p.lang == lex.lang] or index.pages
+    overview = {p.page_id for p in index.overview_pages(lex.lang)}
+    # The home page (the shallowest overview) stands for no section; a folder's index does.
+    depth = min((p.count("/") for p in overview), default=0)
+    home = {p for p in overview if p.count("/") == depth}
+    sections = [p for p in index.section_pages(lex.lang) if p.page_id not in home]
+    named = {p.page_id for p in sections}
+    chosen = sections + [p for p in pages if p.page_id not in overview | named]
+    return _join_titles([p.title for p in chosen if p.title.strip()][:count], lex)
+
+
+def listing(index: SiteIndex, lex: Lexicon, count: int) -> str:
+    return lex.replies["site_listing"].format(titles=_topic_titles(index, lex, count))
+
+
+def out_of_scope(evidence: Evidence | None, text: str, lex: Lexicon,
+                 params: AnswerParams, best_page: float | None = None) -> bool:
+    """Whether no page should answer: something never answered (how to build a bomb), or
+    retrieval evidence that nothing on the site is about it: the best page of a question that
+    stands alone scores low, or its best chunk is weak in every way."""
+    if lex.find(text, lex.refuse):
+        return True
+    if best_page is not None and best_page < params.scope_page_floor:
+        return True
+    if (best_page is not None and evidence is not None and best_page < params.scope_page_below
+            and evidence.dense < params.scope_dense_floor):
+        return True
+    if (best_page is not None and evidence is not None and best_page < params.scope_page_below
+            and evidence.lexical <= 0.0):
+        # none of its words is on the site: a chunk that stands out does so by meaning alone,
+        # which on a site of one subject is a guess (駐車場はありますか -> the timeline, 3.9)
+        return True
+    if evidence is None or evidence.peak >= params.scope_peak_below:
+        # Its best chunk stands out from the site: something here is about it, however its
+        # words are diluted (a long story around a question).
+        return False
+    if best_page is not None and best_page < params.scope_page_below:
+        return True
+    return (evidence.lexical < params.scope_lexical_below
+            and evidence.dense < params.scope_dense_below)
+
+
+def decline(index: SiteIndex, lex: Lexicon) -> Reply:
+    """Said in the visitor's language, with what the site does cover and a person to ask."""
+    return Reply(lex.replies["out_of_scope"].format(titles=_topic_titles(index, lex, 3)),
+                 repair=True)

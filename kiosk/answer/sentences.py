@@ -1,0 +1,120 @@
+"""What a page's text offers to be spoken: its speakable sentences in order, the heading each
+stands under, its chunk, and the gaps where something unsaid came between."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from kiosk.answer.lists import list_sentences
+from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams
+from kiosk.answer.shapes import shapes_of
+from kiosk.answer.speakable import speakable
+from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.retrieval.index import SiteIndex
+from kiosk.text import SENTENCE_END_EN as _END_EN
+from kiosk.text import SENTENCE_END_JA as _END_JA
+from kiosk.text import sentences, terms
+
+
+def page_sentences(index: SiteIndex, page_id: str, params: AnswerParams = DEFAULT_PARAMS
+                   ) -> tuple[list[str], list[str]]:
+    """The page's speakable sentences in order, and the heading each stands under."""
+    out, heads, _, _ = page_reading(index, page_id, params)
+    return out, heads
+
+
+def page_reading(index: SiteIndex, page_id: str, params: AnswerParams
+                 ) -> tuple[list[str], list[str], list[int], frozenset[int]]:
+    """The page's speakable sentences, their headings and chunks, and its gaps: the
+    sentences that come after something not said under their heading (a list, a lead-in, a
+    label). A reply's run stops before a gap, since what it goes on from was not said ("And
+    many more, including personal websites!" after the definition, the list of servers
+    between them unsaid)."""
+    info = index.page(page_id)
+    if info is None:
+        return [], [], [], frozenset()
+    chunks = tuple((c.text, c.heading, c.unsaid, c.boxed) for c in index.page_chunks(page_id))
+    out, heads, at, gaps = _chunk_sentences(info.lang, chunks, params)
+    # A field headed "What" says what the page's subject is (a method card's "What: A
+    # categorization exercise in which ..."): it stands under the page's title.
+    titled = [info.title if head.strip().lower() == "what" else head for head in heads]
+    return list(out), titled, [info.first_chunk + pos for pos in at], gaps
+
+
+@lru_cache(maxsize=256)
+def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...],
+                                                 tuple[tuple[str, str], ...]], ...],
+                     params: AnswerParams
+                     ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...],
+                                frozenset[int]]:
+    """A page's speakable sentences, their headings and chunk positions, and those that
+    follow something unsaid under their heading (`page_reading`), remembered: the page of a
+    conversation is read again at every turn that answers from it."""
+    out: list[str] = []
+    heads: list[str] = []
+    at: list[int] = []
+    gaps: set[int] = set()
+    # The chunks of one heading are read as one text: a list cut by a chunk's length keeps
+    # its lead-in ("At least one of these must be true. You:" and its twelve items).
+    pos = 0
+    while pos < len(chunks):
+        stop = pos + 1
+        while stop < len(chunks) and chunks[stop][1] == chunks[pos][1]:
+            stop += 1
+        lines: list[str] = []
+        line_chunk: list[int] = []
+        for k in range(pos, stop):
+            for line in chunks[k][0].splitlines():
+                if line not in chunks[k][2]:  # a link is where to click, not what to say
+                    lines.append(line)
+                    line_chunk.append(k)
+        # (a line that is no sentence and is not said: an item, a lead-in, a label; not a
+        # question or a short sentence a paragraph holds, "What is it?")
+        group, unsaid = len(out), False
+        ends = _END_JA if lang == "ja" else _END_EN
+        # a sentence in a box (`::: warning`) stands under what the box says on top: "the
+        # warning here" is answered from it
+        boxed = {said: title for k in range(pos, stop) for said, title in chunks[k][3]}
+        for said, first in list_sentences(lines, lang, params):
+            before = len(out)
+            for sentence in sentences(said):
+                spoken = speakable(sentence, lang)
+                if spoken is None:
+                    continue
+                if unsaid and len(out) > group:
+                    gaps.add(len(out))
+                unsaid = False
+                out.append(spoken)
+                heads.append(boxed.get(sentence, chunks[pos][1]))
+                at.append(line_chunk[first])
+            unsaid = unsaid or (len(out) == before and bool(said.strip())
+                                and not ends.search(said.strip()))
+        pos = stop
+    if not out:
+        # Nothing but names under headings (a list of libraries by language): each heading
+        # with its names is said as one sentence ("Python: Misskey.py, MiPA, MiPAC."), rather
+        # than "that's all the page says" about a page that says something.
+        lex = load_lexicon(lang)
+        for pos, (text, heading, *_) in enumerate(chunks):
+            names = [line.strip() for line in text.splitlines() if line.strip()]
+            if heading.strip() and 1 <= len(names) <= params.list_items_max:
+                colon, end = ("：", "。") if lang == "ja" else (": ", ".")
+                out.append(f"{heading.strip()}{colon}{lex.replies['list_join'].join(names)}{end}")
+                heads.append(heading)
+                at.append(pos)
+    return tuple(out), tuple(heads), tuple(at), frozenset(gaps)
+
+
+@lru_cache(maxsize=4096)
+def terms_of(text: str) -> frozenset[str]:
+    """A sentence's terms, remembered: a page's sentences are weighed again at every turn
+    that answers from it, and the replies of the conversation at every turn after them."""
+    return frozenset(terms(text))
+
+
+def page_holds(index: SiteIndex, page_id: str, shapes: set[str],
+               words: frozenset[str] | set[str] = frozenset(),
+               params: AnswerParams = DEFAULT_PARAMS) -> bool:
+    """Whether a sentence of the page has one of these shapes or words."""
+    sents = page_sentences(index, page_id, params)[0]
+    return any(shapes & shapes_of(s) or words & terms_of(s) for s in sents)
