@@ -6,15 +6,10 @@ import pytest
 
 from kiosk.errors import SiteError
 from kiosk.retrieval import site as site_mod
-from kiosk.retrieval.site import (
-    chunk_page,
-    link_anchors,
-    load_page,
-    load_site,
-    parse_html,
-    parse_markdown,
-    resolve_link,
-)
+from kiosk.retrieval.html import parse_html
+from kiosk.retrieval.markdown import parse_markdown
+from kiosk.retrieval.sections import Page
+from kiosk.retrieval.site import chunk_page, link_anchors, load_page, load_site, resolve_link
 
 
 def test_markdown_front_matter_title_and_template_tags_are_not_text() -> None:
@@ -210,7 +205,7 @@ def test_giant_page_is_cut_and_still_indexed(tmp_path: Path, monkeypatch: pytest
 def test_chunks_follow_headings_and_length() -> None:
     body = "\n".join(f"Sentence number {i} is here." for i in range(100))
     _, sections = parse_markdown(f"# A\nshort\n# B\n{body}")
-    page = site_mod.Page("p.md", "P", "en", tuple(sections), "h")
+    page = Page("p.md", "P", "en", tuple(sections), "h")
     chunks = chunk_page(page)
     assert chunks[0].heading == "A" and chunks[0].text == "short"
     assert all(c.heading == "B" for c in chunks[1:]) and len(chunks) > 3
@@ -218,7 +213,7 @@ def test_chunks_follow_headings_and_length() -> None:
 
 
 def test_page_without_text_still_has_one_chunk() -> None:
-    page = site_mod.Page("p.md", "Only Title", "en", (), "h")
+    page = Page("p.md", "Only Title", "en", (), "h")
     assert [c.text for c in chunk_page(page)] == ["Only Title"]
 
 
@@ -472,7 +467,7 @@ def test_a_box_is_a_titled_part_of_its_section() -> None:
                                  ("Outside.", "Handy"), ("Inside.", "More about it"),
                                  ("Outside again.", "Handy"))
     assert sections[1].boxed == ()
-    chunk = chunk_page(site_mod.Page("p", "Cache", "en", tuple(sections), "h"))[0]
+    chunk = chunk_page(Page("p", "Cache", "en", tuple(sections), "h"))[0]
     assert chunk.boxed[:2] == (("Not the browser's cache.", "Warning"), ("Really.", "Warning"))
     _, ja = parse_markdown("# キャッシュ\n設定を開きます。\n::: warning\n"
                            "ブラウザのキャッシュではありません。\n:::\n"

@@ -27,12 +27,8 @@ def _item(line: str, lang: str, params: AnswerParams) -> bool:
 
 
 _EXAMPLES = ("like", "including")  # a list of examples after these may be said in part
-
-
 # A list item that pairs a label with its value: "Monday: Tutorials", 月曜日：ワークショップ.
 _LABELLED = re.compile(r"^[^:：]{1,60}[:：]\s*\S")
-
-
 _CONJUNCTION_END = re.compile(r"[,;]?\s+(and|or)$", re.I)
 
 

@@ -18,21 +18,13 @@ URL = re.compile(r"\w+://|www\.|(?<!\S)/[\w.-]+/[\w.-]+")
 
 
 _CODE_NAME = re.compile(r"\$[A-Za-z_]")  # $ref, $HOME: code; $127 is a price
-
-
 # A run of letters and digits no voice can say: a hash, a key, a wallet's address (0xF112…).
 _TOKEN = re.compile(r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{20,}")
-
-
 # A comma right before the sentence's end: an object literal's line ("typeは'object',。"), no prose.
 _CODE_COMMA = re.compile(r"[,，]\s*[。.]$")
-
-
 # Japanese script: a Japanese page's sentence without any is a link's or a label's text ("App
 # Store。" from "[App Store](…)。"), unless it is a labelled field ("Python：Misskey.py。").
 _JA_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
-
-
 # A sentence ends with its mark, and perhaps a closing bracket or quote after it: a line that
 # ends with a bracket alone is a list item ("Vascular disease (diseases that affect ...)") or a
 # cited title (「…を探しているなら…『Misskey』へようこそ」), not a sentence.
@@ -43,8 +35,6 @@ _LABEL = re.compile(r"^(?:note|tip|important|warning|caution|注意|ヒント|�
 
 # "Time required: 1-2 weeks", "料金：500円": a field a page renders with its label.
 _FIELD_EN = re.compile(r"^([A-Za-z][A-Za-z ]{0,30}?)\s*:\s+(\S.*)$")
-
-
 _FIELD_JA = re.compile(r"^([^\s:：、。]{1,12})[:：]\s*(\S.*)$")
 
 

@@ -27,7 +27,8 @@ from kiosk.fsutil import atomic_write_bytes
 from kiosk.retrieval.embedder import Embedder, Vectors
 from kiosk.retrieval.lexical import LexicalIndex
 from kiosk.retrieval.loanwords import KATAKANA_WORD, Loanwords
-from kiosk.retrieval.site import Chunk, LoadProblem, Page, chunk_page, load_site
+from kiosk.retrieval.sections import Chunk, Page
+from kiosk.retrieval.site import LoadProblem, chunk_page, load_site
 from kiosk.text import is_whole_word_term, normalize, query_weights, site_nouns, terms
 
 log = logging.getLogger(__name__)

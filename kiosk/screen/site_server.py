@@ -10,7 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from kiosk.retrieval.site import MARKDOWN_SUFFIXES, list_page_files, page_id_for, parse_markdown
+from kiosk.retrieval.markdown import parse_markdown
+from kiosk.retrieval.site import MARKDOWN_SUFFIXES, list_page_files, page_id_for
 
 
 def render_markdown(source: str, links: list[str]) -> bytes:

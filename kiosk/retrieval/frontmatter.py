@@ -1,0 +1,110 @@
+"""Front matter (YAML between --- lines): the title it gives a page, and the fields a layout
+renders as prose (a description, a method card's "why"); the rest steers the generator."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from kiosk.retrieval.html import html_to_text
+from kiosk.retrieval.sections import Section
+
+# Where front matter names its page: the title, or for a page without one what its layout
+# shows as such (an FAQ entry's "question: アカウントを削除したい", Hugo's "linkTitle").
+_TITLE_FIELDS = ("title", "display_title", "linktitle", "heading", "question")
+
+
+def front_matter_title(block: str) -> str:
+    found: dict[str, str] = {}
+    for line in block.splitlines():
+        key, colon, value = line.partition(":")
+        key = key.strip().lower()
+        if colon and key in _TITLE_FIELDS and key not in found and line[:1] not in " \t":
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            found[key] = value.strip()
+    return next((found[k] for k in _TITLE_FIELDS if found.get(k)), "")
+
+
+# Front-matter fields that a static site renders as the page's own prose.
+_TEXT_FIELDS = ("description", "summary", "excerpt", "lead", "intro", "subtitle", "tagline")
+# A front-matter item with one of these is a link to another page (a card, a related link):
+# its words describe that page, not this one.
+_LINK_FIELDS = ("url", "href", "link", "links", "path", "to")
+
+
+def front_matter_sections(block: str) -> list[Section]:
+    """The prose a page's front matter renders: its top-level description, and blocks with a
+    title and a description (a landing page's feature list); link cards are left out."""
+    try:
+        data = yaml.safe_load(block)
+    except yaml.YAMLError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    sections: list[Section] = []
+    top = [html_to_text(data[k]) for k in _TEXT_FIELDS if isinstance(data.get(k), str)]
+    if any(top):
+        sections.append(Section("", "\n".join(t for t in top if t)))
+
+    def walk(node: object) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            if any(k in node for k in _LINK_FIELDS):
+                return
+            text = node.get("description")
+            if isinstance(text, str) and isinstance(node.get("title"), str):
+                sections.append(Section(html_to_text(node["title"]), html_to_text(text)))
+            for value in node.values():
+                walk(value)
+
+    for key, value in data.items():
+        if key not in _TEXT_FIELDS:
+            walk(value)
+    said = {s.text for s in sections}
+    for key, value in data.items():
+        field = _rendered_field(str(key), value)
+        if field is not None and field.text not in said:
+            sections.append(field)
+            said.add(field.text)
+    return [s for s in sections if s.text]
+
+
+# A page's own front-matter field a layout renders under its name (18F's method cards: "what",
+# "why", "timeRequired"): a sentence, or a short value with a number ("1–2 hours"). Fields
+# that steer the generator are never said, whatever their value.
+_GENERATOR_FIELDS = frozenset({
+    "title", "layout", "template", "permalink", "slug", "id", "type", "lang", "language",
+    "locale", "date", "lastmod", "lastupdate", "updated", "published", "draft", "weight",
+    "order", "image", "thumbnail", "icon", "cover", "banner", "hero", "author", "authors",
+    "tags", "categories", "category", "keywords", "version", "collection", "hub", "spoke",
+    "children", "parent", "body_class", "outline", "display_title", "heading", "aliases",
+    "redirect_from", "redirect_to", "canonical", "sitemap", "toc", "sidebar", "nav", "menu"})
+_SENTENCE_VALUE = re.compile(r"^(?:\S+\s+){3,}\S*[.!?]\s*$|"
+                             r"^.*[\u3040-\u30ff\u4e00-\u9fff].{9,}[。！？]\s*$", re.S)
+_SHORT_VALUE = re.compile(r"^(?=.*\d)(?=.*[^\W\d_])[^/@<>{}]{1,40}$")
+
+
+def _field_label(key: str) -> str:
+    """"timeRequired" / "time_required" -> "Time required"."""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])|[_-]+", " ", key).split()
+    return " ".join(words).capitalize()
+
+
+def _rendered_field(key: str, value: object) -> Section | None:
+    # (a field that names the page is its title, not a section: an FAQ entry's "question")
+    if not isinstance(value, str) or key.lower() in _GENERATOR_FIELDS \
+            or key.lower() in _TEXT_FIELDS or key.lower() in _TITLE_FIELDS \
+            or not re.fullmatch(r"[A-Za-z][\w-]*", key):
+        return None
+    text = html_to_text(value).strip()
+    label = _field_label(key)
+    if _SENTENCE_VALUE.search(text):
+        return Section(label, text)
+    if _SHORT_VALUE.match(text) and "\n" not in text:
+        return Section(label, f"{label}: {text}")
+    return None
