@@ -1,15 +1,64 @@
 #!/usr/bin/env bash
 # Set up, then run every check CI runs: lint, types, the test suite (real models included),
 # and small runs of the benchmarks so they cannot rot.
+#
+#   scripts/test.sh           everything, as .ci/run does (under 10 minutes on 2 cores)
+#   scripts/test.sh --quick   lint, types and the tests marked neither slow nor serial, in
+#                             parallel (under 2 minutes): for while you work
+#
+# Further arguments go to pytest (a file, -k NAME, -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+  quick=1
+  shift
+fi
+if [ "$quick" = 0 ] || [ ! -x .venv/bin/kiosk ]; then
+  scripts/setup.sh
+fi
 .venv/bin/ruff check .
 .venv/bin/mypy
-timeout 1800 .venv/bin/python -m pytest -q "$@"  # a hung device must not hang CI
-.venv/bin/kiosk bench brain --pages 300 --turns 100
-.venv/bin/kiosk bench voice --utterances 6 --timed 2 --json
-.venv/bin/kiosk bench voice --lang ja --utterances 4 --timed 1 --noise-db 10 --json
-.venv/bin/kiosk bench soak --minutes 10 --json
-.venv/bin/kiosk bench echo --minutes 2 --scenes 6 --paths 2 --json
-.venv/bin/kiosk bench fleet --json
+if [ "$quick" = 1 ]; then
+  exec .venv/bin/python -m pytest -q -n auto -m "not slow and not serial" "$@"
+fi
+
+# A hung device must not hang CI: every step has a time limit.
+# 1. In parallel, every test that neither measures time nor holds the clocked sound device
+#    (tests/conftest.py marks those on JACK); a file's tests on one worker, so that a module's
+#    fixtures (a real site's index) are built once.
+timeout 1200 .venv/bin/python -m pytest -q -n auto --dist loadfile -m "not serial" "$@"
+# 2. Alone, those that do: a JACK client starved of the CPU for one 10 ms period is dropped.
+timeout 900 .venv/bin/python -m pytest -q -m serial "$@"
+
+# 3. The benchmarks at their smallest honest size: each code path once, the real-time parts
+#    short. They run side by side, as no figure of theirs is read here (the README's come
+#    from full runs on a quiet machine).
+benches=(
+  "brain --pages 100 --turns 30"
+  "voice --utterances 2 --timed 1 --paused 1 --json"
+  "voice --lang ja --utterances 2 --timed 1 --paused 1 --noise-db 10 --json"
+  "soak --minutes 2 --json"
+  "echo --minutes 0.5 --scenes 2 --paths 1 --jack-seconds 5 --json"
+  "fleet --json"
+)
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+pids=()
+for i in "${!benches[@]}"; do
+  # shellcheck disable=SC2086  # the arguments are words
+  timeout 600 .venv/bin/kiosk bench ${benches[$i]} >"$logs/$i.out" 2>"$logs/$i.err" &
+  pids+=($!)
+done
+failed=0
+for i in "${!benches[@]}"; do
+  if wait "${pids[$i]}"; then
+    echo "kiosk bench ${benches[$i]}:"
+    cat "$logs/$i.out"
+  else
+    echo "FAILED: kiosk bench ${benches[$i]}" >&2
+    tail -n 40 "$logs/$i.err" >&2
+    failed=1
+  fi
+done
+exit "$failed"

@@ -12,6 +12,17 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests on the JACK device are `serial`: scripts/test.sh runs them alone, after the
+    parallel run (a JACK client starved of the CPU for a 10 ms period is dropped by the
+    server). Should they run in parallel all the same, they stay on one worker (`--dist
+    loadgroup`): the dummy server is one per machine, and its session fixture stops it."""
+    for item in items:
+        if "jack_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.serial)
+            item.add_marker(pytest.mark.xdist_group("jack"))
+
+
 @pytest.fixture(scope="session")
 def models_dir() -> Path:
     """The provisioned models; tests that need real weights fail loudly when they are missing."""

@@ -74,6 +74,7 @@ print("ok")
 """
 
 
+@pytest.mark.serial  # a clocked JACK device of its own
 def test_a_48_khz_device_is_resampled_at_the_edge(tmp_path: Path) -> None:
     import os
     import sys

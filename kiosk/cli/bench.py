@@ -18,6 +18,8 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--scenes", type=int, default=40, help="echo: double-talk scenes")
     p.add_argument("--paths", type=int, default=6, help="echo: simulated rooms of each kind")
     p.add_argument("--no-jack", action="store_true", help="echo: skip the JACK device run")
+    p.add_argument("--jack-seconds", type=float, default=60.0,
+                   help="echo: seconds the JACK device run plays (real time; default 60)")
     p.add_argument("--seed", type=int, default=1, help="echo: which simulated rooms and scenes")
     p.add_argument("--utterances", type=int, default=35,
                    help="voice: visitor turns (whole demo dialogues), each said by two voices")
@@ -26,6 +28,9 @@ def register(sub: Subparsers) -> None:
                    help="voice: crowd babble this many dB under the speech (default: none)")
     p.add_argument("--timed", type=int, default=8,
                    help="voice: questions through the loop at real speed for the latency")
+    p.add_argument("--paused", type=int, default=None,
+                   help="voice: questions said with a pause, through the loop at real speed, "
+                        "for the turn-taking figures (default: all of the dialogues')")
     p.add_argument("--navigations", type=int, default=100, help="screen: browser navigations")
     p.add_argument("--seconds", type=float, default=0.0,
                    help="socket: seconds of the demo recording (default: all of it)")
@@ -51,7 +56,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from kiosk.bench import voice as bench_voice
 
         report = bench_voice.run(cli_config(args), args.lang, args.utterances, args.noise_db,
-                                 args.timed)
+                                 args.timed, args.paused)
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
     if args.what == "echo":
@@ -59,7 +64,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         report = bench_echo.run(cli_config(args), avatar_minutes=args.minutes or 10.0,
                                 scenes=args.scenes, paths_per_kind=args.paths,
-                                jack=not args.no_jack, seed=args.seed)
+                                jack=not args.no_jack, seed=args.seed,
+                                jack_seconds=args.jack_seconds)
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
     if args.what == "soak":
