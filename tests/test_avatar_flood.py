@@ -10,7 +10,7 @@ import pytest
 
 from kiosk.bench import avatar_load
 
-pytestmark = [pytest.mark.slow, pytest.mark.serial]  # bounds on CPU time and RSS
+pytestmark = [pytest.mark.slow, pytest.mark.realtime]  # bounds on CPU time and RSS
 
 
 def test_a_flood_on_the_avatar_socket_leaves_the_voice_loop_alone() -> None:

@@ -82,7 +82,7 @@ def _screenshot(driver: Any, name: str) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.serial  # the mouth against the audio clock, in milliseconds
+@pytest.mark.realtime  # the mouth against the audio clock, in milliseconds
 def test_mouth_follows_the_audio_clock_over_a_long_reply(models_dir: Path) -> None:
     from kiosk.app import VoiceLoop, run_recording
     from kiosk.avatar.mouth import mouth_track
