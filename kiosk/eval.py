@@ -50,6 +50,8 @@ class Turn:
     reply: str | None
     oracle: str | None
     ref: int | None = None  # the earlier turn whose exchange this one refers to
+    # the fact a reply must say: groups, each of alternatives (../shared/bench/README.md)
+    key: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,12 @@ def load_dialogues(path: Path) -> list[Dialogue]:
                 ref = t.get("ref")
                 if ref is not None and not (isinstance(ref, int) and -1 <= ref < pos):
                     raise ValueError(f"turn {pos}: ref {ref!r} is not an earlier turn")
+                key = t.get("key")
+                if key is not None:
+                    key = tuple(tuple(str(alt) for alt in group) for group in key)
                 turns.append(Turn(t["user"], t.get("screen"), expect, kind, t.get("act"),
                                   t.get("reply"), t.get("oracle"),
-                                  ref if ref is not None and ref >= 0 else None))
+                                  ref if ref is not None and ref >= 0 else None, key))
             lang = raw.get("lang") or detect_lang(turns[0].user)
             dialogues.append(Dialogue(str(raw.get("id", lineno)), lang, tuple(turns)))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -165,6 +170,39 @@ def reply_overlap(lang: str, got: str, ref: str) -> tuple[float, float]:
     return common / sum(a.values()), common / sum(b.values())
 
 
+def _key_text(lang: str, text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return "".join(text.split()) if lang == "ja" else text
+
+
+def key_hit(lang: str, reply: str, key: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the reply says the key fact: every group has one alternative in it, after NFKC
+    and lower case (Japanese: all whitespace removed), as ../shared/bench/README.md defines."""
+    said = _key_text(lang, reply)
+    return all(any(_key_text(lang, alt) in said for alt in group) for group in key)
+
+
+# What a listener cannot take in by ear, judged on the reply as said (apart from the answer
+# module's own gate, which it checks): code and markup characters, a URL or a path, a file
+# name, a run of symbols (a regular expression, "10×10" said as digits), and a pointer at
+# something the listener cannot see ("as follows", 次の図) that ends the reply.
+_UNSPEAKABLE = {
+    "code": re.compile(r"[{}<>|`\\]|[=]{1,2}\s*\S|\$[A-Za-z_(]|;\s*$|\w\(\)"),
+    "url": re.compile(r"\w+://|www\.|(?<![\w@])/[\w.-]+/"),
+    "file": re.compile(r"\b[\w-]+\.(?:md|mdx|html?|js|ts|tsx|py|json|ya?ml|toml|png|jpe?g|"
+                       r"svg|gif|pdf|css|sh|txt|csv|zip|exe|conf|ini)\b", re.I),
+    "symbols": re.compile(r"[^\w\s、。，．,.!?！？「」『』（）()\"'“”’‘:：;；・ー〜~%％&＆/+\-–—]"
+                          r"{2,}|\d\s*[×*]\s*\d|[\[\]^*]{2,}"),
+    "dangling": re.compile(r"(?:as follows|the following|below|次の(?:図|表|とおり|通り|ように)|"
+                           r"以下(?:の|のとおり|の通り)?)\s*[:：.。]?\s*$", re.I),
+}
+
+
+def unspeakable(text: str) -> list[str]:
+    """What in a spoken reply a listener could not take in (`_UNSPEAKABLE`'s kinds), if any."""
+    return [kind for kind, found in _UNSPEAKABLE.items() if found.search(text)]
+
+
 def _f1(precision: float, recall: float) -> float:
     return 2 * precision * recall / (precision + recall) if precision and recall else 0.0
 
@@ -190,9 +228,23 @@ class _Replies:
     # how many of them the avatar also met with a repair rather than an answer
     ref_repairs: int = 0
     repaired_too: int = 0
+    # page turns with a key: said it, per kind too ([hits, turns])
+    keys: dict[str, list[int]] = field(default_factory=dict)
+    unspeakable: list[tuple[str, list[str]]] = field(default_factory=list)  # (reply, kinds)
+    replies: int = 0
 
     def add(self, turn: Turn, result: TurnResult, top1: float, lex_repair: bool) -> None:
         answered = result.reply.page_id is not None
+        if answered:
+            self.replies += 1
+            found = unspeakable(result.reply.text)
+            if found:
+                self.unspeakable.append((result.reply.text, found))
+        if turn.key is not None and turn.expect is not None:
+            for kind in ("all", turn.kind):
+                tally = self.keys.setdefault(kind, [0, 0])
+                tally[0] += key_hit(result.lang, result.reply.text, turn.key)
+                tally[1] += 1
         if turn.expect is None:
             if turn.act is None:
                 # Offering pages ("do you mean A or B?") is no honest "that isn't here" either.
@@ -230,6 +282,14 @@ class _Replies:
             "offtopic_turns": self.offtopic,
             "offtopic_false_answers": round(self.offtopic_answered / self.offtopic, 4)
             if self.offtopic else None,
+            "key_hit": round(self.keys["all"][0] / self.keys["all"][1], 4)
+            if "all" in self.keys else None,
+            "key_turns": self.keys["all"][1] if "all" in self.keys else 0,
+            "key_hit_by_kind": {k: round(h / n, 4) for k, (h, n) in sorted(self.keys.items())
+                                if k != "all"},
+            "unspeakable": len(self.unspeakable), "answered_replies": self.replies,
+            "unspeakable_replies": [{"reply": text, "kinds": kinds}
+                                    for text, kinds in self.unspeakable],
         }
 
 

@@ -36,7 +36,8 @@ def test_report_shape_and_strategies(brain: Brain) -> None:
     reply_keys = {"reply_f1", "reply_f1_turns", "reply_f1_page_right", "reply_precision",
                   "reply_recall", "false_refusals",
                   "offtopic_turns", "offtopic_false_answers", "reference_repairs",
-                  "reference_repairs_met_with_repair"}
+                  "reference_repairs_met_with_repair", "key_hit", "key_turns",
+                  "key_hit_by_kind", "unspeakable", "answered_replies", "unspeakable_replies"}
     for name, s in strategies.items():
         assert set(s) == {"top1", "mrr", "turns", "by_kind", "page_top1", "page_mrr",
                           "page_turns"} | (reply_keys if name == "resolved" else set())
@@ -159,3 +160,71 @@ def test_offtopic_answers_and_refusals_are_counted(brain: Brain, tmp_path: Path)
     # the cut-off question is met with an apology, as the reference does: no refusal
     assert r["reference_repairs"] == 2 and r["reference_repairs_met_with_repair"] >= 0.5
     assert r["false_refusals"] == 0.0
+
+
+def test_a_key_is_said_when_every_group_has_one_alternative_in_the_reply() -> None:
+    from kiosk.eval import key_hit
+
+    key = (("90 minutes", "ninety minutes", "1.5 hours"), ("guided",))
+    assert key_hit("en", "The Guided tour takes 90 minutes.", key)
+    assert key_hit("en", "A guided walk of ninety  minutes.".replace("  ", " "), key)
+    assert not key_hit("en", "The tour takes long enough to see the highlights.", key)
+    assert not key_hit("en", "It takes 90 minutes.", key)  # one group missing
+    # Japanese: whitespace gone, NFKC (full-width digits), as the bench README defines
+    assert key_hit("ja", "ツアーは ９０分 かかります。", (("90分", "九十分"),))
+
+
+@pytest.mark.parametrize("reply, kinds", [
+    ("The museum opens at 10:00 and closes at 17:00.", []),
+    ("Call 1-800-827-1000 (TTY: 711) or email help@login.gov.", []),
+    ("It costs $20, about 50% of the fee.", []),
+    ("ミュートは「設定」の「ミュート」から設定できます。", []),
+    ('Set {"theme": "dark"} in the settings.', ["code"]),
+    ("See https://venue.example/hours for the times.", ["url"]),
+    ("Open index.html and run setup.sh first.", ["file"]),
+    ("The grid is 10×10 squares.", ["symbols"]),
+    ("Match ^[a-z]+ in the name field.", ["symbols"]),
+    ("To apply, do the following:", ["dangling"]),
+    ("設定方法は以下のとおり。", ["dangling"]),
+])
+def test_unspeakable_names_what_a_listener_could_not_take_in(reply: str,
+                                                               kinds: list[str]) -> None:
+    from kiosk.eval import unspeakable
+
+    assert unspeakable(reply) == kinds
+
+
+def test_all_sets_in_one_table_with_the_worst_venue(tmp_path: Path) -> None:
+    """`kiosk eval --all`: every folder with a site and dialogues is a set (with its off-topic
+    questions), the demo comes too, and the worst venue row takes each column's worst."""
+    import shutil
+
+    from kiosk.evalsets import find_sets, format_summary, summary
+
+    bench = tmp_path / "bench"
+    for name in ("alpha-en", "beta-en", "cast-like"):
+        shutil.copytree(FIXTURES / "site", bench / name / "site")
+        shutil.copy(FIXTURES / "dialogues.jsonl", bench / name / "dialogues.jsonl")
+    (bench / "alpha-en" / "offtopic.jsonl").write_text(json.dumps(
+        {"id": "off", "lang": "en", "turns": [{"user": "who won the football game",
+                                               "screen": None, "expect": None,
+                                               "kind": "offtopic"}]}) + "\n")
+    (bench / "notes").mkdir()  # no site: not a set
+    sets = find_sets(bench)
+    assert [s.name for s in sets] == ["alpha-en", "beta-en", "cast-like", "demo-en", "demo-ja"]
+    assert len(sets[0].dialogues) == 2 and not sets[2].venue and sets[0].venue
+    with pytest.raises(KioskError, match="no set named gamma"):
+        find_sets(bench, ["gamma"])
+    emb = HashingEmbedder()
+    brain = Brain(build_index(FIXTURES / "site", emb), emb)
+    reports = {s.name: {**evaluate(brain, s.load()), "venue": s.venue} for s in sets[:3]}
+    table = summary(reports)
+    assert reports["alpha-en"]["strategies"]["resolved"]["offtopic_turns"] == 1
+    assert set(table["rows"]) == {"alpha-en", "beta-en", "cast-like"}
+    worst = table["worst"]["resolved"]
+    assert worst["set"] in ("alpha-en", "beta-en")  # a venue, never CAsT
+    assert worst["value"] == min(table["rows"][n]["resolved"] for n in ("alpha-en", "beta-en"))
+    text = format_summary({"summary": table})
+    assert "worst venue" in text and "alpha-en" in text
+    with pytest.raises(KioskError, match="no dialogue sets"):
+        find_sets(tmp_path / "nowhere")

@@ -530,3 +530,32 @@ def test_a_box_a_site_generator_rendered_is_a_titled_part_of_its_section() -> No
         "</div></main>")
     assert ja[0].boxed == (("ブラウザのキャッシュではありません。", "注意"),)
     assert "WARNING" not in ja[0].text
+
+
+def test_a_front_matter_field_a_template_tag_shows_is_text_where_it_stands() -> None:
+    """A Jekyll page keeps a list in its front matter and shows it with a tag (`{% include
+    icon-list.html items=page.bring_list %}`): the items are the page's words under the heading
+    the tag stands under, not metadata. A field that steers the generator (`page.lang`) is
+    never text, and Kramdown's attribute lists (`{: .number-list}`) are styling."""
+    title, sections = parse_markdown(
+        "---\ntitle: Visiting the archive\nlang: en\nbring_list:\n"
+        "  - __A photo ID.__ A passport or a driver's license.\n"
+        "  - Your reader's card number.\n"
+        "intro: Researchers may visit the reading room on weekdays from 9:30.\n"
+        "cards:\n  - title: Hours\n    url: /hours/\n"
+        "---\n\n{{ page.intro }}\n\n"
+        "## What do I bring?\n\n"
+        "{% include components/icon-list.html items=page.bring_list size='md' %}\n\n"
+        "## Steps\n\n{: .number-list}\n\n1. Sign the visitors' book.\n\n"
+        "2. Leave bags in a locker. {{ page.lang }}\n\n"
+        "{% for card in page.cards %}{{ card.title }}{% endfor %}\n")
+    assert title == "Visiting the archive"
+    by_heading = {s.heading: s.text for s in sections}
+    assert by_heading[""] == "Researchers may visit the reading room on weekdays from 9:30."
+    assert by_heading["What do I bring?"].splitlines() == [
+        "A photo ID. A passport or a driver's license.", "Your reader's card number."]
+    steps = by_heading["Steps"]
+    assert steps.splitlines() == ["Sign the visitors' book.", "Leave bags in a locker."]
+    text = "\n".join(s.text for s in sections)
+    assert "{:" not in text and "Hours" not in text  # a link card describes another page
+    assert text.count("Researchers may visit") == 1  # shown in place, not also as a field

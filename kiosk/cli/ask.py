@@ -11,6 +11,7 @@ from typing import Any
 
 from kiosk.cli.common import Subparsers, cli_config
 from kiosk.config import DEMO_DIR
+from kiosk.errors import KioskError
 from kiosk.wiring import load_brain, screen_source
 
 
@@ -28,7 +29,13 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("eval", help="top-1 and MRR per query strategy on dialogues")
     p.add_argument("--site")
     p.add_argument("--index")
-    p.add_argument("--dialogues", required=True)
+    p.add_argument("--dialogues", help="a JSON-lines file of dialogues (or --all)")
+    p.add_argument("--all", action="store_true",
+                   help="every set of --bench and the demo, in one table (JSON: each set's "
+                        "report and the table)")
+    p.add_argument("--bench", help="folder of dialogue sets for --all (default: "
+                                   "../shared/bench beside the checkout)")
+    p.add_argument("--sets", help="with --all: only these sets, comma-separated")
     p.add_argument("--embedder", help="model name from models/manifest.toml")
     p.add_argument("--ranker", choices=["hybrid", "dense", "lexical"], default="hybrid",
                    help="dense and lexical legs fused (default), or one alone")
@@ -103,6 +110,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from kiosk.eval import evaluate, format_misses, format_table, load_dialogues
 
     cfg = cli_config(args)
+    if args.all:
+        return _eval_all(args, cfg)
+    if not args.dialogues:
+        raise KioskError("usage", "kiosk eval needs --dialogues FILE or --all",
+                         "kiosk eval --dialogues ../shared/bench/vagov-en/dialogues.jsonl "
+                         "--site ../shared/bench/vagov-en/site, or kiosk eval --all")
     brain = load_brain(cfg)
     dialogues = load_dialogues(Path(args.dialogues))
     report = evaluate(brain, dialogues)
@@ -112,6 +125,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(json.dumps(report, ensure_ascii=False))
     else:
         print(format_table(report))
+    return 0
+
+
+def _eval_all(args: argparse.Namespace, cfg: Any) -> int:
+    from kiosk.eval import format_misses
+    from kiosk.evalsets import default_bench_dir, evaluate_all, find_sets, format_summary
+
+    bench = Path(args.bench) if args.bench else default_bench_dir()
+    sets = find_sets(bench, args.sets.split(",") if args.sets else None)
+    result = evaluate_all(cfg, sets, progress=lambda name: print(f"(evaluated {name})",
+                                                                 file=sys.stderr))
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    elif args.by_turn:
+        for name, report in result["sets"].items():
+            print(f"=== {name}\n{format_misses(report, args.by_turn)}")
+    else:
+        print(format_summary(result))
     return 0
 
 

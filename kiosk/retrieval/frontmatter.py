@@ -35,17 +35,67 @@ _TEXT_FIELDS = ("description", "summary", "excerpt", "lead", "intro", "subtitle"
 _LINK_FIELDS = ("url", "href", "link", "links", "path", "to")
 
 
-def front_matter_sections(block: str) -> list[Section]:
-    """The prose a page's front matter renders: its top-level description, and blocks with a
-    title and a description (a landing page's feature list); link cards are left out."""
+def front_matter_fields(block: str) -> dict[str, object]:
+    """The front matter's fields ({} when it is not a YAML mapping)."""
     try:
         data = yaml.safe_load(block)
     except yaml.YAMLError:
+        return {}
+    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+# A template tag that shows a field of the page's own front matter where it stands: Liquid's
+# `{{ page.intro }}`, `{% include icon-list.html items=page.bring_list %}`, `{% for x in
+# page.steps %}` (Jekyll), Hugo's `.Params.intro`.
+_FIELD_IN_TAG = re.compile(r"\b(?:page|Params)\.([A-Za-z_][\w-]*)")
+
+
+def fields_shown(source: str, tag: re.Pattern[str], fields: dict[str, object]
+                 ) -> tuple[str, set[str]]:
+    """The body with each template tag that shows a front-matter field replaced by that field's
+    text (a list as list items, each on its line), and the fields so shown. Fields that steer
+    the generator are never text."""
+    shown: set[str] = set()
+
+    def lines(value: object) -> list[str]:
+        if isinstance(value, str):
+            return [value.strip()]
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return [str(value)]
+        if isinstance(value, list):
+            out: list[str] = []
+            for item in value:
+                if isinstance(item, dict) and any(k in item for k in _LINK_FIELDS):
+                    continue  # a link card describes another page
+                said = [v for v in (item.values() if isinstance(item, dict) else [item])
+                        if isinstance(v, str | int | float) and not isinstance(v, bool)]
+                if said:
+                    out.append("- " + " ".join(str(v).strip() for v in said))
+            return out
         return []
-    if not isinstance(data, dict):
+
+    def replace(match: re.Match[str]) -> str:
+        for key in _FIELD_IN_TAG.findall(match.group()):
+            if key.lower() in _GENERATOR_FIELDS or key not in fields:
+                continue
+            said = lines(fields[key])
+            if said:
+                shown.add(key)
+                return "\n\n" + "\n".join(said) + "\n\n"
+        return " "
+
+    return tag.sub(replace, source), shown
+
+
+def front_matter_sections(block: str, shown: frozenset[str] = frozenset()) -> list[Section]:
+    """The prose a page's front matter renders: its top-level description, and blocks with a
+    title and a description (a landing page's feature list); link cards are left out, and so
+    are the fields the body shows where it places them (`shown`)."""
+    data = {k: v for k, v in front_matter_fields(block).items() if k not in shown}
+    if not data:
         return []
     sections: list[Section] = []
-    top = [html_to_text(data[k]) for k in _TEXT_FIELDS if isinstance(data.get(k), str)]
+    top = [html_to_text(value) for k in _TEXT_FIELDS if isinstance(value := data.get(k), str)]
     if any(top):
         sections.append(Section("", "\n".join(t for t in top if t)))
 

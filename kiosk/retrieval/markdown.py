@@ -9,7 +9,12 @@ import unicodedata
 from collections.abc import Callable
 from functools import cache
 
-from kiosk.retrieval.frontmatter import front_matter_sections, front_matter_title
+from kiosk.retrieval.frontmatter import (
+    fields_shown,
+    front_matter_fields,
+    front_matter_sections,
+    front_matter_title,
+)
 from kiosk.retrieval.html import html_to_text
 from kiosk.retrieval.sections import TEMPLATE_TAG, Section, box_title
 from kiosk.retrieval.tables import html_tables_said, markdown_table_lines
@@ -46,6 +51,9 @@ _UNDERSCORED = re.compile(r"(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)")
 # level 2, "=====" level 1); Misskey Hub's install guides are written so.
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _HEADING_ATTRS = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
+# Kramdown's attribute lists, `{: .number-list}` on a line of its own or after a block: styling
+# for the generator, no words of the page.
+_BLOCK_ATTRS = re.compile(r"[ \t]*\{:[^{}\n]*\}[ \t]*$", re.M)
 # A backslash before ASCII punctuation is CommonMark's escape: the character as itself, kept
 # out of the markup's way (a private-use stand-in) until the markup is gone.
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -203,11 +211,14 @@ def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Sect
     title = ""
     rendered: list[Section] = []
     match = _FRONT_MATTER.match(source)
+    shown: set[str] = set()
     if match:
         title = front_matter_title(match.group(1))
-        rendered = front_matter_sections(match.group(1))
-        source = source[match.end():]
-    source = html_tables_said(TEMPLATE_TAG.sub(" ", _hidden_out(source)), as_markdown=True)
+        source, shown = fields_shown(source[match.end():], TEMPLATE_TAG,
+                                     front_matter_fields(match.group(1)))
+        rendered = front_matter_sections(match.group(1), frozenset(shown))
+    source = _BLOCK_ATTRS.sub("", TEMPLATE_TAG.sub(" ", _hidden_out(source)))
+    source = html_tables_said(source, as_markdown=True)
     sections: list[Section] = []
     heading = ""
     prose: list[str] = []
