@@ -23,6 +23,7 @@ from kiosk.answer import (
     page_defines,
     page_holds,
 )
+from kiosk.dialogue.gate import ContextGate, load_gate
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
@@ -45,7 +46,7 @@ from kiosk.dialogue.resolver import (
     is_repair,
 )
 from kiosk.retrieval.embedder import Embedder
-from kiosk.retrieval.index import PageHit, RankWeights, Scores, SiteIndex
+from kiosk.retrieval.index import PageHit, PageInfo, RankWeights, Scores, SiteIndex
 from kiosk.text import detect_lang
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,20 @@ class BrainParams:
     rank: RankWeights = field(default_factory=RankWeights)
     answer: AnswerParams = field(default_factory=AnswerParams)
     top_pages: int = 10
+    # whether a follow-up's context rides (kiosk/dialogue/gate.py; None: it always does)
+    gate: ContextGate | None = field(default_factory=load_gate)
+    # measure the gate's features even without a gate (fitting it: scripts/fit_gate.py)
+    gate_features: bool = False
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """What the gate saw of a follow-up and said: p(its words alone find the page better)."""
+
+    features: dict[str, float]
+    p_alone: float | None
+    alone: bool
+    shares: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,6 +84,7 @@ class TurnResult:
     reply: Reply
     bare_confidence: tuple[float, float] | None
     elapsed_ms: float
+    gate: GateDecision | None = None
 
     @property
     def ranking(self) -> list[str]:
@@ -377,6 +393,16 @@ class Brain:
             bare = self._bare(analysis.utterance, lang)
             bare_conf = confidence(bare[1])
         resolution = decide(analysis, history, self.params.resolver, bare_conf, screen_page)
+        gate: GateDecision | None = None
+        if (self.params.gate is not None or self.params.gate_features) and self._gated(
+                analysis, resolution, history):
+            bare = bare or self._bare(analysis.utterance, lang)
+            gate = self._gate(analysis, resolution, history, screen_page, bare)
+            if gate.alone:
+                # the words find their page on their own: the context does not ride
+                resolution = replace(resolution, kind=INDEPENDENT,
+                                     query=SearchQuery.of(analysis.utterance), context_from=(),
+                                     pool=0, band=0.0, anchors=(), topic_power=0.0)
         hits: list[PageHit]
         declined = False
         if resolution.kind == REPEAT:
@@ -425,4 +451,63 @@ class Brain:
             reply = replace(reply, page_id=None)
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         return TurnResult(utterance, lang, analysis, resolution, hits, reply, bare_conf,
-                          elapsed_ms)
+                          elapsed_ms, gate)
+
+    @staticmethod
+    def _gated(analysis: Analysis, resolution: Resolution, history: History) -> bool:
+        """A follow-up of the last exchange, or a question leaning on its topic, with words of
+        its own to search alone: the gate may say its context does not ride. Not a distant
+        reference ("the X from earlier" names its exchange), a request for more detail ("tell
+        me more about the engines": the article's whole previous exchange), a rejection or
+        "this" (the page on screen), nor a follow-up of no page."""
+        return (resolution.kind in (IMMEDIATE, ELLIPSIS) and resolution.query is not None
+                and analysis.has_own_content and not analysis.rejection and not analysis.detail
+                and not analysis.proximal and bool(resolution.context_from)
+                and history[resolution.context_from[0]].page_id is not None)
+
+    def _gate(self, analysis: Analysis, resolution: Resolution, history: History,
+              screen_page: str | None, bare: tuple[Scores, list[PageHit]]) -> GateDecision:
+        features = self._gate_features(analysis, resolution, history, screen_page, bare)
+        gate = self.params.gate
+        if gate is None:
+            return GateDecision(features, None, False)
+        return GateDecision(features, round(gate.p_alone(features), 3), gate.alone(features),
+                            tuple(gate.shares(features)[:4]))
+
+    def _gate_features(self, analysis: Analysis, resolution: Resolution, history: History,
+                       screen_page: str | None,
+                       bare: tuple[Scores, list[PageHit]]) -> dict[str, float]:
+        """kiosk.dialogue.gate.FEATURES of a follow-up: its reading, and what the bare search
+        of its words says of the page the context points at. Every vector is one the bare
+        search computed (the embedder remembers it) or the index holds."""
+        scores, hits = bare
+        page_id = history[resolution.context_from[0]].page_id
+        best, lead = confidence(hits)
+        top_id = hits[0].page_id if hits else None
+        info = self.index.page(page_id) if page_id else None
+        features = {"immediate": float(resolution.kind == IMMEDIATE),
+                    "deictic": float(analysis.kind == IMMEDIATE and not analysis.shaped),
+                    "strength": min(analysis.strength, 5.0) / 5.0,
+                    "bare_best": best, "bare_lead": lead,
+                    "prev_top": float(top_id == page_id),
+                    "prev_share": 0.0, "held": 0.0, "meaning_gap": 0.0,
+                    "on_screen": float(screen_page is not None and screen_page == page_id)}
+        if info is None or top_id is None:
+            return features
+        pos, top = self.index.position(info.page_id), self.index.position(top_id)
+        if best > 0:
+            features["prev_share"] = float(np.clip(scores.page[pos] / best, 0.0, 1.0))
+        coverage = self.index.coverage(analysis.utterance)
+        features["held"] = float(np.clip(coverage[pos] / coverage[top], 0.0, 1.0)) \
+            if coverage[top] > 0 else 1.0
+        query = self.embedder.embed_queries([analysis.utterance])[0]
+
+        def meaning(page: PageInfo) -> float:
+            chunks = self.index.vectors[page.first_chunk:page.first_chunk + page.n_chunks]
+            return float((chunks @ query).max()) if len(chunks) else 0.0
+
+        top_info = self.index.page(top_id)
+        assert top_info is not None
+        floor = self.embedder.score_floor
+        features["meaning_gap"] = (meaning(top_info) - meaning(info)) / (1.0 - floor)
+        return features

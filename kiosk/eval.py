@@ -392,6 +392,11 @@ def evaluate(brain: Brain, dialogues: list[Dialogue],
                         "detail": result.resolution.detail,
                         "query": result.resolution.query.text if result.resolution.query else None,
                         "reply": result.reply.text,
+                        "gate": None if result.gate is None else {
+                            "features": {k: round(v, 4)
+                                         for k, v in result.gate.features.items()},
+                            "p_alone": result.gate.p_alone, "alone": result.gate.alone,
+                            "shares": result.gate.shares},
                     })
             records.append(record)
         if progress is not None:
@@ -438,6 +443,11 @@ def format_misses(report: dict[str, Any], strategy: str = "resolved") -> str:
                    f"got {got['top']} (rr {got['rr']})")
         if got.get("query"):
             out.append(f"  query: {got['query'][:300]}")
+        if got.get("gate") and got["gate"]["p_alone"] is not None:
+            gate = got["gate"]
+            out.append(f"  gate: p(alone) {gate['p_alone']} -> "
+                       f"{'alone' if gate['alone'] else 'context rides'}; "
+                       + ", ".join(f"{name} {share:+}" for name, share in gate["shares"]))
         if got.get("reply"):
             out.append(f"  reply: {got['reply'][:300]}")
     return "\n".join(out)

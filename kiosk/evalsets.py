@@ -72,19 +72,35 @@ def find_sets(bench: Path, names: list[str] | None = None) -> list[DialogueSet]:
     return sets
 
 
-def _brain_for(cfg: Config, site: Path) -> Any:
+# How the gate is fitted (scripts/fit_gate.py, `kiosk eval --all --cv site`): the L2 weights
+# of its logistic regression (on standardized features) and the thresholds tried; the pair is
+# chosen by leave-one-site-out over the training sites themselves (`choose_gate`).
+GATE_L2 = (0.3, 1.0, 3.0, 10.0)
+GATE_THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def _brain_for(cfg: Config, site: Path, gate: Any = "default", features: bool = False) -> Any:
+    """The brain of a set's site; `gate`: a ContextGate, None (no gate), or the shipped one."""
     from kiosk.wiring import load_brain
 
     paths = dataclasses.replace(cfg.paths, site=str(site), index="")
-    return load_brain(dataclasses.replace(cfg, paths=paths))
+    brain = load_brain(dataclasses.replace(cfg, paths=paths))
+    if gate != "default" or features:
+        kept = brain.params.gate if gate == "default" else gate
+        brain.params = dataclasses.replace(brain.params, gate=kept, gate_features=features)
+    return brain
 
 
 def evaluate_all(cfg: Config, sets: list[DialogueSet],
-                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Each set's `kiosk eval` report (per-turn records included), by name."""
+                 progress: Callable[[str], None] | None = None,
+                 gates: dict[str, Any] | None = None, features: bool = False) -> dict[str, Any]:
+    """Each set's `kiosk eval` report (per-turn records included), by name. `gates`: the
+    context gate each set runs with (another than the shipped one: a left-out site's);
+    `features`: the gate's features measured on every follow-up (for fitting it)."""
     reports: dict[str, Any] = {}
     for dialogue_set in sets:
-        brain = _brain_for(cfg, dialogue_set.site)
+        gate = (gates or {}).get(dialogue_set.name, "default")
+        brain = _brain_for(cfg, dialogue_set.site, gate, features)
         reports[dialogue_set.name] = evaluate(brain, dialogue_set.load())
         reports[dialogue_set.name]["venue"] = dialogue_set.venue
         if progress is not None:
@@ -154,3 +170,86 @@ def format_summary(result: dict[str, Any]) -> str:
                  "key: key facts said; F1: reply vs reference; unspk: replies a listener "
                  "could not take in; offtop: off-topic questions answered)")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ the context gate, fitted
+
+
+def gate_rows(report: dict[str, Any]) -> tuple[list[dict[str, float]], list[int]]:
+    """A set's follow-ups that teach the gate: those whose page the bare search (`raw`) and
+    the brain disagree on; label 1 where the words alone found it, 0 where the context did."""
+    rows: list[dict[str, float]] = []
+    labels: list[int] = []
+    for record in report["turns"]:
+        got = record.get("resolved") or {}
+        gate = got.get("gate")
+        if gate is None or record["expect"] is None:
+            continue
+        alone, context = record["raw"]["rr"] == 1.0, got["rr"] == 1.0
+        if alone != context:
+            rows.append(gate["features"])
+            labels.append(int(alone))
+    return rows, labels
+
+
+def _rows(reports: dict[str, Any], names: list[str]) -> tuple[list[dict[str, float]], list[int]]:
+    rows: list[dict[str, float]] = []
+    labels: list[int] = []
+    for name in names:
+        r, lab = gate_rows(reports[name])
+        rows += r
+        labels += lab
+    return rows, labels
+
+
+def gate_net(gate: Any, report: dict[str, Any]) -> tuple[int, int]:
+    """Of a set's teaching follow-ups, (won, lost) by the gate: pages the words alone found
+    that the context missed, and the other way round (history left as it was measured)."""
+    rows, labels = gate_rows(report)
+    said = [gate.alone(row) for row in rows]
+    return (sum(a and y == 1 for a, y in zip(said, labels, strict=True)),
+            sum(a and y == 0 for a, y in zip(said, labels, strict=True)))
+
+
+def choose_gate(reports: dict[str, Any], names: list[str]) -> Any:
+    """The gate fitted on these sets' follow-ups, its L2 weight and threshold chosen by
+    leaving each of them out in turn: first that no left-out set loses turns on balance,
+    then the most turns won, then the higher threshold and L2 (the more careful)."""
+    from kiosk.dialogue.gate import fit
+
+    best: tuple[tuple[int, int, float, float], float, float] | None = None
+    for l2 in GATE_L2:
+        for threshold in GATE_THRESHOLDS:
+            nets = []
+            for out in names:
+                inner = fit(*_rows(reports, [n for n in names if n != out]), l2, threshold)
+                won, lost = gate_net(inner, reports[out])
+                nets.append(won - lost)
+            key = (min(nets), sum(nets), threshold, l2)
+            if best is None or key > best[0]:
+                best = (key, l2, threshold)
+    assert best is not None
+    return fit(*_rows(reports, names), best[1], best[2])
+
+
+def cross_validate(cfg: Config, sets: list[DialogueSet],
+                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Leave one venue site out: the gate is fitted on the other venue sites' follow-ups
+    (measured once, without a gate) and the left-out site is evaluated with it. Sets that are
+    no venue (CAsT, the demo) are evaluated with the gate fitted on every venue site."""
+    venues = [s for s in sets if s.venue]
+    measured = evaluate_all(cfg, venues, progress, gates={s.name: None for s in venues},
+                            features=True)["sets"]
+    gates = {s.name: choose_gate(measured, [v.name for v in venues if v.name != s.name])
+             for s in venues}
+    everywhere = choose_gate(measured, [v.name for v in venues])
+    gates.update({s.name: everywhere for s in sets if not s.venue})
+    result = evaluate_all(cfg, sets, progress, gates=gates)
+    result["cv"] = {
+        "left_out": [s.name for s in venues],
+        "teaching_follow_ups": {s.name: len(gate_rows(measured[s.name])[0]) for s in venues},
+        "threshold": {s.name: gates[s.name].threshold for s in venues},
+        # measured without a gate, against the left-out site's own gate (history as it was)
+        "won_lost": {s.name: gate_net(gates[s.name], measured[s.name]) for s in venues},
+        "without_gate": summary(measured)["rows"]}
+    return result

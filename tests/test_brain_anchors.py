@@ -28,7 +28,10 @@ def _brain(tmp_path: Path, *, anchor_link_share: float = 0.5,
            topic_power: float = ResolverParams().topic_power) -> Brain:
     for name, text in PAGES.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    params = BrainParams(resolver=replace(ResolverParams(), anchor_link_share=anchor_link_share,
+    # (no context gate: its weights are fitted on the real encoder's meaning, which the
+    # hashing embedder does not have; tests/test_gate.py tests it)
+    params = BrainParams(gate=None,
+                         resolver=replace(ResolverParams(), anchor_link_share=anchor_link_share,
                                           seen_floor=seen_floor, anchor_floor=anchor_floor,
                                           topic_power=topic_power))
     return Brain(build_index(tmp_path, HashingEmbedder()), HashingEmbedder(), params)
@@ -102,7 +105,8 @@ def test_a_follow_up_stays_on_the_topic_it_points_at(tmp_path: Path) -> None:
     utterance = "do i have to go into an office for that"
 
     def first(topic_power: float) -> str:
-        params = BrainParams(resolver=replace(ResolverParams(), topic_power=topic_power))
+        params = BrainParams(gate=None,  # (as in _brain)
+                             resolver=replace(ResolverParams(), topic_power=topic_power))
         turn = Brain(index, HashingEmbedder(), params).respond(history, utterance, None, "en")
         assert turn.resolution.kind == "immediate"
         return turn.ranking[0]

@@ -36,6 +36,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--bench", help="folder of dialogue sets for --all (default: "
                                    "../shared/bench beside the checkout)")
     p.add_argument("--sets", help="with --all: only these sets, comma-separated")
+    p.add_argument("--cv", choices=["site"],
+                   help="with --all: leave one venue site out: each is evaluated with the "
+                        "context gate fitted without it")
     p.add_argument("--embedder", help="model name from models/manifest.toml")
     p.add_argument("--ranker", choices=["hybrid", "dense", "lexical"], default="hybrid",
                    help="dense and lexical legs fused (default), or one alone")
@@ -130,12 +133,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _eval_all(args: argparse.Namespace, cfg: Any) -> int:
     from kiosk.eval import format_misses
-    from kiosk.evalsets import default_bench_dir, evaluate_all, find_sets, format_summary
+    from kiosk.evalsets import (
+        cross_validate,
+        default_bench_dir,
+        evaluate_all,
+        find_sets,
+        format_summary,
+    )
 
     bench = Path(args.bench) if args.bench else default_bench_dir()
     sets = find_sets(bench, args.sets.split(",") if args.sets else None)
-    result = evaluate_all(cfg, sets, progress=lambda name: print(f"(evaluated {name})",
-                                                                 file=sys.stderr))
+
+    def progress(name: str) -> None:
+        print(f"(evaluated {name})", file=sys.stderr)
+
+    result = (cross_validate(cfg, sets, progress) if args.cv
+              else evaluate_all(cfg, sets, progress))
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     elif args.by_turn:
@@ -143,6 +156,11 @@ def _eval_all(args: argparse.Namespace, cfg: Any) -> int:
             print(f"=== {name}\n{format_misses(report, args.by_turn)}")
     else:
         print(format_summary(result))
+        if "cv" in result:
+            print("(left out: each venue site evaluated with the gate fitted on the others; "
+                  "without the gate:)")
+            print(format_summary({"summary": {"rows": result["cv"]["without_gate"],
+                                              "worst": {}}}))
     return 0
 
 

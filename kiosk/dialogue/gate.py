@@ -1,0 +1,121 @@
+"""Whether a follow-up's context rides at all: a small logistic model, fitted across sites.
+
+The resolver reads a turn's words ("it", "that", a follow-up's shape) and adds the exchange
+they seem to point at. Visitors also change topic with words that look like references ("who
+else uses it", "what if I lose my security key instead"): then the previous page wins a search
+it should not. The gate weighs what the bare search of the turn's own words says against the
+reference: how strongly those words find a page on their own, whether that page is the one
+the conversation was on, how much of the words and of their meaning that page holds. Its
+weights are fitted on real sites' dialogues (scripts/fit_gate.py) and kept in gate.toml; they
+are validated leave-one-site-out (`kiosk eval --all --cv site`).
+
+Pure: features in, a probability and the features' shares of it out. No I/O but reading the
+weights file.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+GATE_FILE = Path(__file__).resolve().parent / "gate.toml"
+
+# What the brain measures for a follow-up before its context search (kiosk.brain).
+FEATURES = (
+    "immediate",  # the resolver's reading: a follow-up of the last exchange (else: a question
+    # too weak alone, leaning on the last topic; "the X from earlier" is never gated)
+    "deictic",  # a word that points back ("it", "that", それ), not a follow-up's shape alone
+    "strength",  # how much the words carry of their own (content strength, capped, 0..1)
+    "bare_best",  # the bare search's best page score
+    "bare_lead",  # its lead over the second page (relative)
+    "prev_top",  # the bare search's best page is the page the reference points at
+    "prev_share",  # that page's bare score as a share of the best
+    "held",  # the share of the words that page holds, against the best page's
+    "meaning_gap",  # meaning: how much closer the words are to the best page than to it
+    "on_screen",  # the page the reference points at is still on the screen
+)
+
+
+@dataclass(frozen=True)
+class ContextGate:
+    """p(the turn's own words alone find the page better than with the context)."""
+
+    weights: tuple[float, ...]
+    bias: float
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    threshold: float = 0.5
+
+    def _z(self, features: dict[str, float]) -> npt.NDArray[np.float64]:
+        x = np.array([features[name] for name in FEATURES], dtype=np.float64)
+        z: npt.NDArray[np.float64] = (x - np.array(self.mean)) / np.array(self.scale)
+        return z
+
+    def p_alone(self, features: dict[str, float]) -> float:
+        logit = float(self._z(features) @ np.array(self.weights)) + self.bias
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
+
+    def alone(self, features: dict[str, float]) -> bool:
+        return self.p_alone(features) > self.threshold
+
+    def shares(self, features: dict[str, float]) -> list[tuple[str, float]]:
+        """Each feature's part of the logit, largest first: what decided."""
+        parts = self._z(features) * np.array(self.weights)
+        return sorted(((name, round(float(v), 2)) for name, v in zip(FEATURES, parts,
+                                                                     strict=True)),
+                      key=lambda item: -abs(item[1]))
+
+
+def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0,
+        threshold: float = 0.5) -> ContextGate:
+    """L2-regularized logistic regression by Newton's method, on standardized features.
+    `labels`: 1 where the words alone found the page and the context did not, 0 the other
+    way round (turns where both or neither did teach nothing)."""
+    x = np.array([[row[name] for name in FEATURES] for row in rows], dtype=np.float64)
+    y = np.array(labels, dtype=np.float64)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[-1] = 0.0  # the bias is not shrunk
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
+        grad = z.T @ (p - y) + penalty * w
+        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return ContextGate(tuple(float(v) for v in w[:-1]), float(w[-1]),
+                       tuple(float(v) for v in mean), tuple(float(v) for v in scale), threshold)
+
+
+def dumps(gate: ContextGate, note: str) -> str:
+    """gate.toml: the fitted weights, by feature name, and how they were fitted (`note`)."""
+    lines = [f"# {line}" for line in note.splitlines()]
+    lines += ["", f"bias = {gate.bias!r}", f"threshold = {gate.threshold!r}", "",
+              "[weights]"]
+    lines += [f"{name} = {w!r}" for name, w in zip(FEATURES, gate.weights, strict=True)]
+    lines += ["", "[mean]"]
+    lines += [f"{name} = {m!r}" for name, m in zip(FEATURES, gate.mean, strict=True)]
+    lines += ["", "[scale]"]
+    lines += [f"{name} = {s!r}" for name, s in zip(FEATURES, gate.scale, strict=True)]
+    return "\n".join(lines) + "\n"
+
+
+def load_gate(path: Path = GATE_FILE) -> ContextGate | None:
+    """The fitted gate, or None when there is no weights file (the context always rides)."""
+    if not path.is_file():
+        return None
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return ContextGate(tuple(float(data["weights"][n]) for n in FEATURES), float(data["bias"]),
+                       tuple(float(data["mean"][n]) for n in FEATURES),
+                       tuple(float(data["scale"][n]) for n in FEATURES),
+                       float(data.get("threshold", 0.5)))
