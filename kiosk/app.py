@@ -128,6 +128,9 @@ class VoiceLoop:
     _last_turn_end_ms: int = 0
     _speaker: asyncio.Task[None] | None = None
     _reply_text: str = ""  # what the avatar says or just said: the self-echo guard's reference
+    # the language the visitor asked for ("English please", 日本語で): replies, voice and
+    # hearing stay in it until the next visitor
+    _language: str | None = None
     _partial: str = ""
     # The last utterance that went to the brain, and the history before its turn: speech
     # soon after it goes on with it (`goes_on`), and the turn is taken again on the whole.
@@ -146,6 +149,14 @@ class VoiceLoop:
         self._read_exec = ThreadPoolExecutor(1, thread_name_prefix="capture")
         self._hear_exec = ThreadPoolExecutor(1, thread_name_prefix="hearing")
         self._turn_exec = ThreadPoolExecutor(1, thread_name_prefix="end-of-turn")
+
+    def _speak_in(self, lang: str | None) -> None:
+        """Reply in `lang` from now on, and hear the visitor in it when the recognizer can
+        (None: each utterance's own language)."""
+        self._language = lang
+        prefer = getattr(self.asr, "prefer", None)
+        if callable(prefer):
+            prefer(lang)
 
     def _set_state(self, state: str) -> None:
         if state != self.state:
@@ -308,6 +319,7 @@ class VoiceLoop:
         counted; the loop listens again."""
         if utterance.start_ms - self._last_turn_end_ms >= self.new_visitor_after_ms:
             self.history = ()
+            self._speak_in(None)  # a new visitor: each utterance's own language again
         self._last_heard = (utterance, self.history, text)
         try:
             await self._turn(utterance, text, asr_ms)
@@ -329,8 +341,10 @@ class VoiceLoop:
         brain_start = time.perf_counter()
         result: TurnResult = await loop.run_in_executor(
             self._brain_exec, self.brain.respond, self.history, text, self.screen(),
-            self.asr.lang)
+            self._language or self.asr.lang)
         self.history = (*self.history, result.exchange())[-self.history_max:]
+        if result.resolution.act == "language":
+            self._speak_in(result.lang)
         brain_ms = (time.perf_counter() - brain_start) * 1000.0
         await self._stop_speaking(None)  # a new reply replaces whatever was still playing
         if result.resolution.act == "stop":

@@ -28,6 +28,7 @@ from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import (
+    ACT,
     DISTANT,
     ELLIPSIS,
     IMMEDIATE,
@@ -47,7 +48,7 @@ from kiosk.dialogue.resolver import (
 )
 from kiosk.retrieval.embedder import Embedder
 from kiosk.retrieval.index import PageHit, PageInfo, RankWeights, Scores, SiteIndex
-from kiosk.text import detect_lang
+from kiosk.text import LANGS, content_terms, detect_lang
 
 log = logging.getLogger(__name__)
 
@@ -384,6 +385,16 @@ class Brain:
                 lang: str | None = None) -> TurnResult:
         start = time.perf_counter()
         lang = lang or detect_lang(utterance)
+        asked_for = requested_language(utterance, lang)
+        if asked_for is not None:
+            # "English please" / 日本語で: said in the language asked for, and so on after it
+            # (the turn loop keeps it: kiosk.app)
+            return TurnResult(utterance, asked_for,
+                              Analysis(asked_for, utterance, clean(utterance), "language", ACT,
+                                       False, False),
+                              Resolution(asked_for, "language", ACT, False, None), [],
+                              Reply(load_lexicon(asked_for).replies["language"]), None,
+                              (time.perf_counter() - start) * 1000.0)
         lex = load_lexicon(lang)
         analysis = analyze(utterance, history, lex, self.params.resolver,
                            self._distant_similarity(utterance, history, lex), self.index.nouns)
@@ -436,6 +447,10 @@ class Brain:
             # Stopped mid-phrase ("... for the", 〜はえっと): an answer would guess the rest of
             # the question. It is asked again; the pages found stay ranked (the screen stays).
             reply = Reply(lex.replies["unclear"], repair=True)
+        elif self._safety_unanswered(analysis, resolution, hits, lex, declined):
+            # health or safety, and no page speaks of it: whom to tell, not a page's words
+            reply = Reply(lex.replies["emergency"], repair=True)
+            hits = []
         elif declined or (resolution.kind in (INDEPENDENT, ELLIPSIS) and not hits
                           and resolution.query is not None):
             reply = decline(self.index, lex)
@@ -452,6 +467,20 @@ class Brain:
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         return TurnResult(utterance, lang, analysis, resolution, hits, reply, bare_conf,
                           elapsed_ms, gate)
+
+    def _safety_unanswered(self, analysis: Analysis, resolution: Resolution,
+                           hits: list[PageHit], lex: Lexicon, declined: bool) -> bool:
+        """A question of health or safety (`[answer] emergency`: "the nearest emergency
+        room", 救急病院) that no page answers, or whose best page holds none of those words:
+        the visitor is told whom to tell. A site that speaks of it (a health service's page on
+        emergency care) answers it."""
+        found = lex.find(analysis.text, lex.emergency) if resolution.query is not None else []
+        if not found:
+            return False
+        if declined or not hits:
+            return True
+        pos = self.index.position(hits[0].page_id)
+        return not any(float(self.index.coverage(phrase)[pos]) > 0.0 for phrase in found)
 
     @staticmethod
     def _gated(analysis: Analysis, resolution: Resolution, history: History) -> bool:
@@ -511,3 +540,18 @@ class Brain:
         floor = self.embedder.score_floor
         features["meaning_gap"] = (meaning(top_info) - meaning(info)) / (1.0 - floor)
         return features
+
+
+def requested_language(utterance: str, lang: str) -> str | None:
+    """The language a visitor asks the avatar to speak ("English please", 日本語で, "in
+    English"), when that is all the utterance asks (the one spoken already too: it is said
+    so); read with every language's own phrases (a Japanese visitor may say "English
+    please")."""
+    for code in (lang, *[c for c in LANGS if c != lang]):
+        lex = load_lexicon(code)
+        text = lex.strip(clean(utterance), lex.hesitations + lex.act_fillers)
+        for target, phrases in lex.language_requests.items():
+            found = lex.find(text, phrases)
+            if found and not content_terms(lex.strip(text, tuple(found))):
+                return target
+    return None

@@ -14,7 +14,7 @@ from kiosk.answer.choose import (
     said_before,
     sentence_query,
 )
-from kiosk.answer.declines import listing
+from kiosk.answer.declines import listing, site_overview
 from kiosk.answer.defines import defines
 from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams, Reply
 from kiosk.answer.runs import announcing, orphans, run_from, say_from, speak
@@ -63,8 +63,9 @@ def compose(
     if r.kind == SITE and r.query is None:
         # Said from the site's overview page (the brain's hit), which the screen can show.
         home = index.page(hits[0].page_id) if hits else None
-        return Reply(listing(index, lex, params.listing_titles),
-                     home.page_id if home else None, home.title if home else "")
+        # (a menu of the site, no topic: a follow-up picks from it, it does not lean on it)
+        return Reply(site_overview(index, lex, params.listing_titles),
+                     home.page_id if home else None, home.title if home else "", weak=True)
     if not hits:
         return Reply(lex.replies["nothing"], repair=True)
     top = hits[0]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from kiosk.answer.params import AnswerParams, Reply
+from kiosk.answer.sentences import page_sentences
 from kiosk.dialogue.lexicon import Lexicon
-from kiosk.retrieval.index import Evidence, SiteIndex
+from kiosk.retrieval.index import Evidence, PageInfo, SiteIndex
 
 
 def _join_titles(titles: list[str], lex: Lexicon) -> str:
@@ -15,15 +18,40 @@ def _join_titles(titles: list[str], lex: Lexicon) -> str:
     return join.join(quoted[:-1]) + last + quoted[-1]
 
 
+def _home(index: SiteIndex, lang: str) -> PageInfo | None:
+    """The site's home page: its shallowest overview page in the language."""
+    overview = index.overview_pages(lang)
+    return overview[0] if overview else None
+
+
+def _home_headings(index: SiteIndex, home: PageInfo) -> list[str]:
+    """The home page's own section headings, in order: on a flat site (a card deck, a blog)
+    they are how the site is organised ("Discover", "Decide", "Make"); a heading repeated
+    under each of them ("Methods include") names none."""
+    heads = [c.heading.strip() for c in index.page_chunks(home.page_id) if c.heading.strip()]
+    runs = [h for i, h in enumerate(heads) if i == 0 or heads[i - 1] != h]  # a section's chunks
+    seen = Counter(runs)
+    own = home.title.strip().lower()
+    # (the page's own heading, "18F Methods" on the page titled "Methods", names the site)
+    return [h for i, h in enumerate(dict.fromkeys(runs))
+            if seen[h] == 1 and not (i == 0 and (own in h.lower() or h.lower() in own))]
+
+
 def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
-    """What the site covers, in a few titles: its sections' own pages first (a site in
-    folders), then its pages in order (a flat site), never the home page."""
+    """What the site covers, in a few titles: its sections' own pages (a site in folders), else
+    the home page's headings (a flat site organised on its home page), else its pages in
+    order; never the home page itself."""
     pages = [p for p in index.pages if p.lang == lex.lang] or index.pages
     overview = {p.page_id for p in index.overview_pages(lex.lang)}
     # The home page (the shallowest overview) stands for no section; a folder's index does.
     depth = min((p.count("/") for p in overview), default=0)
     home = {p for p in overview if p.count("/") == depth}
     sections = [p for p in index.section_pages(lex.lang) if p.page_id not in home]
+    first = _home(index, lex.lang)
+    if len(sections) < 2 and first is not None:
+        headings = _home_headings(index, first)
+        if len(headings) >= 2:
+            return _join_titles(headings[:count], lex)
     named = {p.page_id for p in sections}
     chosen = sections + [p for p in pages if p.page_id not in overview | named]
     return _join_titles([p.title for p in chosen if p.title.strip()][:count], lex)
@@ -31,6 +59,17 @@ def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
 
 def listing(index: SiteIndex, lex: Lexicon, count: int) -> str:
     return lex.replies["site_listing"].format(titles=_topic_titles(index, lex, count))
+
+
+def site_overview(index: SiteIndex, lex: Lexicon, count: int) -> str:
+    """"What is on this site": what the site is, in its home page's own first sentence, and
+    its main sections (`_topic_titles`); without such a sentence, the sections alone."""
+    home = _home(index, lex.lang)
+    sentences = page_sentences(index, home.page_id)[0] if home is not None else []
+    if not sentences:
+        return listing(index, lex, count)
+    return lex.replies["site_overview"].format(about=sentences[0],
+                                               titles=_topic_titles(index, lex, count))
 
 
 def out_of_scope(evidence: Evidence | None, text: str, lex: Lexicon,

@@ -170,6 +170,9 @@ class WhisperRecognizer:
         self.models = models
         self._detector = detector
         self.lang = next(iter(models))
+        # the language the visitor asked the avatar to speak ("English please"): heard in it
+        # without asking the detector, until the next visitor (kiosk.app)
+        self.preferred: str | None = None
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="whisper")
         self._chunks: list[Samples] = []
         self._speculation: Future[tuple[str, str]] | None = None
@@ -179,6 +182,10 @@ class WhisperRecognizer:
             else None)
 
     # ------------------------------------------------------------ Recognizer
+
+    def prefer(self, lang: str | None) -> None:
+        """Hear utterances in this language (None: tell each one's language again)."""
+        self.preferred = lang
 
     def start(self) -> None:
         self._chunks = []
@@ -241,8 +248,9 @@ class WhisperRecognizer:
             speller = self._venue(lang)
             return speller.hypotheses if speller is not None else 1
 
-        if len(self.models) == 1 or self._detector is None:
-            lang, model = next(iter(self.models.items()))
+        if len(self.models) == 1 or self._detector is None or self.preferred in self.models:
+            lang = self.preferred if self.preferred in self.models else next(iter(self.models))
+            model = self.models[lang]
             return model.hypotheses(model.features(audio), lang, seconds, count(lang)), lang
         start = time.perf_counter()
         encoded = self._detector.encode(self._detector.features(audio))

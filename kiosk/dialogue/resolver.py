@@ -391,6 +391,10 @@ def analyze(utterance: str, history: History, lex: Lexicon,
     act = classify_act(text, lex)
     if act is not None:
         return found(ACT, act=act)
+    if lex.find(text, lex.danger):
+        return found(ACT, act="emergency")  # whom to tell: no page answers it
+    if lex.find(text, lex.insults):
+        return found(ACT, act="insult")  # a calm line: no page answers it
     if history and lex.find(text, lex.repeat):
         return Analysis(lex.lang, utterance, text, None, REPEAT, False, False, strength)
     rejection = lex.rejects(text)

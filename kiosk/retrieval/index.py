@@ -44,7 +44,11 @@ FORMAT_VERSION = 7  # 2: pages keep the links; 3: katakana words whole, English 
 # terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
 # chunks on load.
 READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
-OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme")
+OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme", "overview")
+# A page's language written into its file name, as site generators translate a page
+# ("index._en.md": Jekyll's polyglot, "index.en.md": Hugo, "about.ja.md"): no part of its stem.
+_LANG_SUFFIX = re.compile(r"\.[_-]?(?:en|ja|fr|de|es|it|pt|nl|zh|ko|ru|ar|hi|vi|th|id|pl|sv|"
+                          r"tr|uk)(?:[-_][a-z]{2,4})?$")
 # Query texts whose scores over every chunk are remembered: a turn's context is the texts of
 # the last exchanges, scored already when they were said (8 bytes a chunk each: 0.12 MB at
 # the brain bench's 15,000 chunks).
@@ -602,8 +606,9 @@ def _stacked(vectors: Iterable[Vectors], dim: int) -> Vectors:
 
 
 def _stem(page_id: str) -> str:
-    """The page's file name without its extension, lower-case ("README.md" -> "readme")."""
-    return page_id.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+    """The page's file name without its extension and language, lower-case ("README.md" ->
+    "readme", "index._en.md" -> "index")."""
+    return _LANG_SUFFIX.sub("", page_id.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower())
 
 
 def _is_overview(page_id: str) -> bool:
@@ -625,7 +630,7 @@ def _section_pages(pages: list[PageInfo]) -> tuple[PageInfo, ...]:
     for p in sorted(inside, key=lambda p: OVERVIEW_STEMS.index(_stem(p.page_id))):
         own.setdefault(p.page_id.rsplit("/", 1)[0], p)
     for p in pages:
-        folder = p.page_id.rsplit(".", 1)[0]
+        folder = _LANG_SUFFIX.sub("", p.page_id.rsplit(".", 1)[0])
         if folder in size:
             own.setdefault(folder, p)
     found = sorted((f.count("/"), -size[f], f) for f in own)

@@ -88,6 +88,12 @@ class Lexicon:
     asks_what: tuple[str, ...] = ()  # a question asking what something is (wants a definition)
     not_defining: tuple[str, ...] = ()  # a topic opening with these is no definition ("most X")
     refuse: tuple[str, ...] = ()  # requests never answered from any page
+    danger: tuple[str, ...] = ()  # someone is in danger now: act "emergency", never a page
+    # health or safety: a question no page answers says whom to tell instead
+    emergency: tuple[str, ...] = ()
+    insults: tuple[str, ...] = ()  # met with a calm line (act "insult"), never a page
+    # phrases of this language asking for a language, by the language asked for
+    language_requests: dict[str, tuple[str, ...]] = field(default_factory=dict)
     unfinished: tuple[str, ...] = ()  # words a finished question never ends with
     finished: tuple[str, ...] = ()  # endings only a finished sentence has (Japanese)
     end_marks: tuple[str, ...] = ()  # a finished sentence is transcribed ending in one
@@ -353,6 +359,12 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         asks_what=_tuple(data.get("answer", {}), "asks_what", f"{lang}.answer"),
         not_defining=_tuple(data.get("answer", {}), "not_defining", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
+        danger=_tuple(data.get("answer", {}), "danger", f"{lang}.answer"),
+        emergency=_tuple(data.get("answer", {}), "emergency", f"{lang}.answer"),
+        insults=_tuple(data.get("answer", {}), "insults", f"{lang}.answer"),
+        language_requests={str(k): _tuple(data.get("language", {}).get("requests", {}), k,
+                                          f"{lang}.language.requests")
+                           for k in data.get("language", {}).get("requests", {})},
         unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
         finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
         end_marks=_tuple(data.get("turn", {}), "end_marks", f"{lang}.turn"),

@@ -1,0 +1,158 @@
+"""Declines that help (issue 54), in both languages, on the demo site with the hashing
+embedder: someone in danger is told whom to tell, an insult gets a calm line, a question no
+page answers that is about health or safety says whom to tell instead of listing the site,
+"English please" / 日本語で switches the conversation's language (replies, voice, hearing), and
+"what is on this site" says what the site is and how it is organised."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kiosk.app import TurnRecord, VoiceLoop
+from kiosk.audio.format import RATE_HZ, Samples
+from kiosk.audio.recorded import RecordedStream
+from kiosk.brain import Brain, BrainParams, requested_language
+from kiosk.config import DEMO_SITE
+from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.retrieval.index import build_index
+from kiosk.tts import Speech
+from tests.fakes import EnergyVad, HashingEmbedder
+
+
+@pytest.fixture(scope="module")
+def brain() -> Brain:
+    emb = HashingEmbedder()
+    return Brain(build_index(DEMO_SITE, emb), emb, replace(BrainParams(), gate=None))
+
+
+@pytest.mark.parametrize("lang, utterance", [
+    ("en", "please call an ambulance, someone fainted by the stairs"),
+    ("en", "there is a fire in the cafe"),
+    ("ja", "人が倒れています"),
+    ("ja", "火事です"),
+])
+def test_someone_in_danger_is_told_whom_to_tell(brain: Brain, lang: str,
+                                                utterance: str) -> None:
+    turn = brain.respond((), utterance, None, lang)
+    assert turn.resolution.act == "emergency" and not turn.ranking
+    assert turn.reply.text == load_lexicon(lang).replies["emergency"]
+    assert ("staff" in turn.reply.text) if lang == "en" else ("スタッフ" in turn.reply.text)
+
+
+@pytest.mark.parametrize("lang, utterance", [
+    ("en", "where is the nearest emergency room"),
+    ("ja", "近くの救急病院はどこ"),
+])
+def test_a_health_question_no_page_answers_says_whom_to_tell(brain: Brain, lang: str,
+                                                              utterance: str) -> None:
+    turn = brain.respond((), utterance, None, lang)
+    assert turn.reply.page_id is None and turn.reply.repair
+    assert turn.reply.text == load_lexicon(lang).replies["emergency"]
+
+
+@pytest.mark.parametrize("lang, utterance", [("en", "you are useless"), ("en", "you suck"),
+                                             ("ja", "ポンコツ"), ("ja", "役に立たないな")])
+def test_an_insult_gets_a_calm_line_not_a_list_of_the_site(brain: Brain, lang: str,
+                                                          utterance: str) -> None:
+    turn = brain.respond((), utterance, None, lang)
+    assert turn.resolution.act == "insult" and not turn.ranking
+    assert turn.reply.text == load_lexicon(lang).replies["insult"]
+    assert "{" not in turn.reply.text and "「" not in turn.reply.text  # no titles listed
+
+
+def test_asking_for_the_other_language_switches_the_reply(brain: Brain) -> None:
+    assert requested_language("English please", "ja") == "en"
+    assert requested_language("英語でお願いします", "ja") == "en"
+    assert requested_language("日本語で", "en") == "ja"
+    assert requested_language("can you speak japanese", "en") == "ja"
+    assert requested_language("English please", "en") == "en"  # said so, in English
+    # a question that names a language is no request to speak it
+    assert requested_language("is the audio guide in english", "en") is None
+    assert requested_language("英語のパンフレットはありますか", "ja") is None
+    turn = brain.respond((), "English please", None, "ja")
+    assert turn.lang == "en" and turn.resolution.act == "language"
+    assert turn.reply.text == load_lexicon("en").replies["language"]
+    back = brain.respond((), "日本語で話して", None, "en")
+    assert back.lang == "ja" and back.reply.text == load_lexicon("ja").replies["language"]
+
+
+class Voice:
+    """Every reply is a short tone; the language it was asked to speak is kept."""
+
+    def __init__(self, lang: str, said: list[str]) -> None:
+        self.lang = lang
+        self.said = said
+
+    def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
+        self.said.append(self.lang)
+        yield Speech(text, (np.sin(np.arange(RATE_HZ // 2) * 0.05) * 500).astype(np.int16))
+
+
+class JapaneseHearing:
+    """Hears its script, told as Japanese unless asked to prefer a language."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = list(lines)
+        self.lang = "ja"
+        self.preferred: list[str | None] = []
+
+    def prefer(self, lang: str | None) -> None:
+        self.preferred.append(lang)
+        self.lang = lang or "ja"
+
+    def start(self) -> None:
+        pass
+
+    def accept(self, samples: Samples) -> str:
+        return ""
+
+    def finish(self) -> str:
+        return self.lines.pop(0) if self.lines else ""
+
+
+def test_the_turn_loop_keeps_the_language_asked_for(brain: Brain) -> None:
+    """The voice loop passes the language on: the turn after "English please" is answered in
+    English with the English voice, and the recognizer is told to hear English."""
+    tone: Samples = (np.sin(np.arange(RATE_HZ) * 0.3) * 9000).astype(np.int16)
+    quiet = np.zeros(3 * RATE_HZ, dtype=np.int16)
+    mic = np.concatenate([quiet[:RATE_HZ], tone, quiet, tone, quiet, quiet])
+    said: list[str] = []
+    hearing = JapaneseHearing(["English please", "where can I park my car"])
+    turns: list[TurnRecord] = []
+    loop = VoiceLoop(RecordedStream(mic, clock=lambda: 0.0), brain, EnergyVad(), hearing,
+                     {"en": Voice("en", said), "ja": Voice("ja", said)}, on_turn=turns.append)
+    try:
+        asyncio.run(loop.run(asyncio.Event()))
+    finally:
+        loop.close()
+    assert [t.lang for t in turns] == ["en", "en"]
+    assert hearing.preferred == ["en"] and said[0] == "en" and set(said) == {"en"}
+    assert "car park" in turns[1].reply.lower()
+
+
+def test_what_is_on_this_site_says_what_it_is_and_its_sections(tmp_path: Path) -> None:
+    """A flat site organised on its home page: its first sentence says what it is, its
+    headings how it is organised (a heading repeated under each names none), not the first
+    pages in alphabetical order."""
+    (tmp_path / "index.md").write_text(
+        "# The Garden Trust\n\nThe Garden Trust cares for three historic gardens by the river."
+        "\n\n## Visit\n\nOpening times and tickets.\n\n### Pages\n\n- [Hours](hours.md)\n\n"
+        "## Learn\n\nTalks and courses.\n\n### Pages\n\n- [Courses](courses.md)\n\n"
+        "## Support us\n\nMembership and volunteering.\n", encoding="utf-8")
+    for name, title in (("azaleas.md", "Azaleas"), ("bees.md", "Bees"), ("hours.md", "Hours"),
+                        ("courses.md", "Courses")):
+        (tmp_path / name).write_text(f"# {title}\n\nAbout {title.lower()} in the gardens.\n",
+                                     encoding="utf-8")
+    emb = HashingEmbedder()
+    site = Brain(build_index(tmp_path, emb), emb, replace(BrainParams(), gate=None))
+    turn = site.respond((), "what is on this site", None, "en")
+    assert turn.reply.text == ('The Garden Trust cares for three historic gardens by the '
+                               'river. It covers "Visit", "Learn" and "Support us".')
+    # a menu, not a topic: what is asked next picks from it, it does not lean on it
+    assert turn.reply.weak
