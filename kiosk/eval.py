@@ -191,7 +191,7 @@ _UNSPEAKABLE = {
     "url": re.compile(r"\w+://|www\.|(?<![\w@])/[\w.-]+/"),
     "file": re.compile(r"\b[\w-]+\.(?:md|mdx|html?|js|ts|tsx|py|json|ya?ml|toml|png|jpe?g|"
                        r"svg|gif|pdf|css|sh|txt|csv|zip|exe|conf|ini)\b", re.I),
-    "symbols": re.compile(r"[^\w\s、。，．,.!?！？「」『』（）()\"'“”’‘:：;；・ー〜~%％&＆/+\-–—]"
+    "symbols": re.compile(r"[^\w\s、。，．,.!?！？「」『』（）()\"'“”’‘:：;；・ー〜~%％&＆/+\-–—─━]"
                           r"{2,}|\d\s*[×*]\s*\d|[\[\]^*]{2,}"),
     "dangling": re.compile(r"(?:as follows|the following|below|次の(?:図|表|とおり|通り|ように)|"
                            r"以下(?:の|のとおり|の通り)?)\s*[:：.。]?\s*$", re.I),

@@ -1132,3 +1132,22 @@ def test_a_question_heading_lends_its_bonus_as_surely_as_it_leads(second: float,
     whole = _asked_as("what do i need to apply", sents, heads, Headings(),  # type: ignore[arg-type]
                       AnswerParams(question_heading_lead=0.0), Meaning())  # type: ignore[arg-type]
     assert whole is not None and whole[0] == 1.0
+
+
+@pytest.mark.parametrize("sentence, lang, said", [
+    ("The grid is 10×10 squares wide.", "en", "The grid is 10 by 10 squares wide."),
+    ("会場は10×20メートルの広さです。", "ja", "会場は10かける20メートルの広さです。"),
+    ("Edit the config.yml file to set the port.", "en", None),
+    ("設定はsettings.jsonに書きます。", "ja", None),
+    ("Match the names with ^[a-z]+ in the form.", "en", None),
+    ("As shown in the figure below, tap the blue button.", "en", None),
+    ("次の図のようにボタンを押します。", "ja", None),
+    ("The museum opens at 10:00 every day of the week.", "en",
+     "The museum opens at 10:00 every day of the week."),
+    ("Call 1-800-827-1000 (TTY: 711) for help.", "en", "Call 1-800-827-1000 (TTY: 711) for help."),
+])
+def test_what_a_listener_cannot_take_in_is_never_said(sentence: str, lang: str,
+                                                      said: str | None) -> None:
+    """A file name, a run of symbols and a pointer at a figure only a reader sees are not
+    said; a size is said as it is spoken, not as digits run together."""
+    assert speakable(sentence, lang) == said

@@ -75,12 +75,27 @@ _CITATION = re.compile(r"^[\"“][^\"“”]{3,}[\"”]\s*"
 # A menu path in prose ("設定 > ミュートとブロックから", "Preferences > Appearance"): where to
 # tap, said as the path it is; any other ">" is code.
 _MENU_STEP = re.compile(r"(?<=[^\W\d_]) [>›] (?=[^\W\d_])")
+# A size or a grid: "10×10" is read as ten-ten (or "1010"); said "10 by 10", 10かける10.
+_TIMES = re.compile(r"(?<=\d)\s*[×✕]\s*(?=\d)")
+# What a listener cannot take in by ear: a file name ("config.yml", "index.html"), a run of
+# symbols (a regular expression, "^[a-z]+"), and a pointer at something only a reader sees
+# (the figure below, 次の図, a screenshot).
+_FILE_NAME = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+\.(?:md|mdx|html?|js|mjs|ts|tsx|jsx|"
+                        r"py|rb|go|rs|java|json|ya?ml|toml|ini|conf|cfg|env|sh|bat|ps1|sql|csv|txt|log|lock|png|jpe?g|svg|"
+                        r"gif|webp|css|scss|vue|exe|dll|so|zip|tar|gz)(?![A-Za-z0-9])", re.I)
+_SYMBOL_RUN = re.compile(r"[\^\[\]\\*~#@&|+=$/]{2,}|\[\^|\\[a-z]\b")
+_UNSEEN = re.compile(r"\b(?:(?:the |this )?(?:figure|image|screenshot|diagram|picture|"
+                     r"illustration|table|chart) (?:below|above)|(?:below|above) (?:figure|"
+                     r"image|screenshot|diagram|picture|illustration|chart)|see (?:the )?"
+                     r"(?:figure|screenshot|image|diagram)s?\b)|(?:次|下|上|以下)の(?:図|画像|"
+                     r"スクリーンショット|表|イラスト|写真)|図[0-9０-９]+|スクリーンショット", re.I)
 
 
 def speakable(sentence: str, lang: str) -> str | None:
     """The sentence as it can be spoken, or None when it is not prose: an address, a link or a
     label (no sentence end), a heading or list item, an introduction to a list (ends with a
-    colon), or code. A labelled field is said as a sentence."""
+    colon), code, a file name, a run of symbols, or a pointer at a figure the listener cannot
+    see. A labelled field is said as a sentence, a size (10×10) as it is said."""
     text = _LABEL.sub("", sentence.strip())
     if not text or URL.search(text) or text.endswith((":", "：")) or _CITATION.match(text):
         return None
@@ -88,8 +103,10 @@ def speakable(sentence: str, lang: str) -> str | None:
     if text.endswith((":", "：")):
         return None
     text = _MENU_STEP.sub("の" if lang == "ja" else ", ", text)
+    text = _TIMES.sub("かける" if lang == "ja" else " by ", text)
     if (any(ch in text for ch in "{}<>=|`") or _CODE_NAME.search(text)
-            or _CODE_COMMA.search(text) or _TOKEN.search(text)):
+            or _CODE_COMMA.search(text) or _TOKEN.search(text) or _FILE_NAME.search(text)
+            or _SYMBOL_RUN.search(text) or _UNSEEN.search(text)):
         return None
     if lang == "ja":
         if not _END_JA.search(text) or len(text) < 8:
