@@ -1151,3 +1151,21 @@ def test_what_a_listener_cannot_take_in_is_never_said(sentence: str, lang: str,
     """A file name, a run of symbols and a pointer at a figure only a reader sees are not
     said; a size is said as it is spoken, not as digits run together."""
     assert speakable(sentence, lang) == said
+
+
+def test_how_do_i_is_answered_from_the_section_labelled_how(tmp_path: Path) -> None:
+    """A method card's "How to do it" steps answer "how do I run one", not its definition; "how
+    is it different", "how many" ask for something else and keep their sentence."""
+    from kiosk.answer.choose import labelled_by_asking
+
+    heads = ["What", "How to do it", "How to do it", "Why it matters", "Examples"]
+    params = AnswerParams()
+    bonus = labelled_by_asking("how do i run a card sort", heads, params)
+    assert bonus is not None and bonus[1] > 0 and bonus[0] == bonus[2] == bonus[3] == 0
+    assert labelled_by_asking("how many people take part", heads, params) is None
+    assert labelled_by_asking("how is it different from a survey", heads, params) is None
+    why = labelled_by_asking("why would we use it", heads, params)
+    assert why is not None and why[3] > 0 and why[1] == 0
+    # a question heading is matched by meaning, not as a label
+    assert labelled_by_asking("how do i apply", ["How do I apply?", "Eligibility"],
+                              params) is None

@@ -139,22 +139,44 @@ def asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteInde
             else 0.0 for i in range(len(sents))]
 
 
+# "How" asks for the way to do something when it asks how someone does it ("how do I audit
+# a site", "how can we make personas"); "how is X different", "how many", "how does 18F use
+# it" ask for something else.
+_HOW_TO = re.compile(r"\bhow\s+(?:do|does|can|could|should|would|will)\s+(?:i|you|we|they|one|"
+                     r"people|it)\b")
+
+
+def _asking_label(head: str) -> str | None:
+    """The question word a heading labels its section with: a field's label ("Why", "What:")
+    or a short heading that opens with one and asks nothing ("How to do it", "When to use
+    it"); a question heading is matched by meaning instead (`asked_as`)."""
+    words = head.strip(":：").lower().split()
+    if not words or words[0] not in ASKING_LABELS or len(words) > 5:
+        return None
+    return None if head.rstrip().endswith(("?", "？")) else words[0]
+
+
 def labelled_by_asking(spoken: str, heads: list[str], params: AnswerParams
-                        ) -> list[float] | None:
+                       ) -> list[float] | None:
     """Per sentence, the bonus of the one that opens a section labelled by the question word
     the visitor asks with: "why should I use it" -> a method card's "Why" field ("To
-    identify a group's collective priorities."), not a later sentence that shares a word.
-    None when no heading is such a label. It outweighs the best word match in the chunk the
-    search ranked best: the visitor asked for what the label holds."""
-    asking = {w.strip(":：").lower() for w in set(heads)} & ASKING_LABELS
+    identify a group's collective priorities."), "how do interviews work" -> its "How to do
+    it" steps, not a later sentence that shares a word. None when no heading is such a
+    label. It outweighs the best word match in the chunk the search ranked best: the visitor
+    asked for what the label holds."""
+    labels = [_asking_label(h) for h in heads]
+    asking = {label for label in labels if label is not None}
     if not asking:
         return None
-    asked = asking & set(re.findall(r"[a-z]+", spoken.lower()))
+    said = set(re.findall(r"[a-z]+", spoken.lower()))
+    if not _HOW_TO.search(spoken.lower()):
+        said.discard("how")
+    asked = asking & said
     if not asked:
         return None
     bonus = params.question_heading + params.chunk_prior
-    return [bonus if heads[i].strip(":：").lower() in asked
-            and opens_section(heads, i) else 0.0 for i in range(len(heads))]
+    return [bonus if labels[i] in asked and opens_section(heads, i) else 0.0
+            for i in range(len(heads))]
 
 
 def named_heading_bonus(utterance: str, heads: list[str], title: str, params: AnswerParams
