@@ -271,6 +271,16 @@ class Brain:
                 return _leading(hits, hit.page_id, self.index)
         return hits
 
+    def _shape_missing(self, hits: list[PageHit], utterance: str, lex: Lexicon) -> bool:
+        """A question that stands alone asking for an amount, a time or a length ("how much
+        is a book of stamps") that none of the best few pages states, in figures or in the
+        words of such an answer (cost, free): the site does not answer it, whatever words it
+        shares with it (the account settings page)."""
+        shapes, words = asked_shapes(utterance, lex)
+        return bool(shapes) and not any(
+            page_holds(self.index, hit.page_id, shapes, words, self.params.answer)
+            for hit in hits[:self.params.answer.shape_reach])
+
     def _defined(self, hits: list[PageHit], utterance: str, lex: Lexicon) -> list[PageHit]:
         """A question asking what something is ("what is the fediverse", Xって何) whose best
         page does not define it, while one of the next few does ("The fediverse is the name
@@ -443,6 +453,9 @@ class Brain:
             hits = self._shaped(hits, analysis.utterance, lex)
         if hits and resolution.query is not None and resolution.kind == INDEPENDENT:
             hits = self._defined(hits, analysis.utterance, lex)
+            if not declined and not resolution.anchors and self._shape_missing(
+                    hits, analysis.utterance, lex):
+                declined, hits = True, []
         if analysis.cut_off:
             # Stopped mid-phrase ("... for the", 〜はえっと): an answer would guess the rest of
             # the question. It is asked again; the pages found stay ranked (the screen stays).

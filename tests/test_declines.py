@@ -156,3 +156,24 @@ def test_what_is_on_this_site_says_what_it_is_and_its_sections(tmp_path: Path) -
                                'river. It covers "Visit", "Learn" and "Support us".')
     # a menu, not a topic: what is asked next picks from it, it does not lean on it
     assert turn.reply.weak
+
+
+def test_an_amount_no_page_states_is_declined(tmp_path: Path) -> None:
+    """"How much is a book of stamps" on a site whose pages state no price: declined, however
+    many words it shares with a page; on a site that states prices, a price is answered."""
+    emb = HashingEmbedder()
+    pages = {"account.md": "# Your account\n\nManage your account settings, your email and "
+                           "the stamps of your book of visits.\n",
+             "hours.md": "# Opening hours\n\nThe reading room is open on weekdays.\n"}
+    for name, text in pages.items():
+        (tmp_path / "plain" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "plain" / name).write_text(text, encoding="utf-8")
+    plain = Brain(build_index(tmp_path / "plain", emb), emb, replace(BrainParams(), gate=None))
+    stamps = plain.respond((), "how much is a book of stamps", None, "en")
+    assert stamps.reply.page_id is None and stamps.reply.repair and not stamps.ranking
+    (tmp_path / "plain" / "tickets.md").write_text(
+        "# Tickets\n\nA day ticket costs $12 for adults and $6 for children.\n",
+        encoding="utf-8")
+    priced = Brain(build_index(tmp_path / "plain", emb), emb, replace(BrainParams(), gate=None))
+    tickets = priced.respond((), "how much is a day ticket", None, "en")
+    assert tickets.reply.page_id == "tickets.md" and "$12" in tickets.reply.text
