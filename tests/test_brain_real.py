@@ -102,9 +102,12 @@ def test_asking_which_page_is_still_available_as_a_setting(brain: Brain) -> None
     assert result.reply.repair and result.reply.text.count('"') >= 4
 
 
-def test_site_listing_names_pages(brain: Brain) -> None:
+def test_site_overview_says_what_the_site_is_and_its_sections(brain: Brain) -> None:
+    """The home page's first sentence and its own sections, not page titles in alphabetical
+    order (issue 54)."""
     result = brain.respond((), "what other pages are on this site", lang="en")
-    assert "Dinosaur Hall" in result.reply.text or "Harbor Cafe" in result.reply.text
+    assert result.reply.text.startswith("Welcome to the Harbor Science Museum")
+    assert '"Plan your visit", "What to see" and "Ask the avatar"' in result.reply.text
 
 
 @pytest.mark.parametrize(("lang", "utterance", "said"), [
