@@ -176,5 +176,7 @@ def test_restart_requests_are_spaced_below_the_service_s_start_limit(tmp_path: P
     lines = calls.read_text().splitlines()
     assert [line.split(" ", 1)[1] for line in lines] == ["restart --no-block kiosk.service"] * 3
     times = [float(line.split(" ", 1)[0]) for line in lines]
-    assert all(later - earlier >= 1.99 for earlier, later in itertools.pairwise(times)), times
+    # the spacing runs from the helper's stamp: the recorder's own start moves each time by a
+    # few hundredths either way, and /proc/uptime counts hundredths
+    assert all(later - earlier >= 1.9 for earlier, later in itertools.pairwise(times)), times
     assert time.monotonic() - began < 6.0  # spaced, not slowed further
