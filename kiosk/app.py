@@ -18,10 +18,11 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, ParamSpec
+from typing import TYPE_CHECKING, Any, ParamSpec, cast
 
 from kiosk.asr import Recognizer, Speculative
 from kiosk.audio.echo import EchoCanceller, PassThrough
+from kiosk.audio.echo_path import Restorable
 from kiosk.audio.format import CHUNK_MS, AudioChunk, Samples
 from kiosk.audio.guard import EchoGuard
 from kiosk.audio.hearing import Hearing
@@ -172,6 +173,10 @@ class VoiceLoop:
             await self._listen(stop)
         finally:
             await self._stop_speaking(None)
+            memory = self.hearing.memory
+            if memory is not None:  # where the canceller runs: it is not thread-safe
+                await asyncio.get_running_loop().run_in_executor(
+                    self._hear_exec, memory.close, cast(Restorable, self.echo))
 
     async def _listen(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
@@ -196,6 +201,9 @@ class VoiceLoop:
             self.chunks_read += 1
             heard = await loop.run_in_executor(self._hear_exec, self.hearing.hear, item,
                                                self.speaking)
+            if heard.bargein:  # before anything else this chunk brings
+                await self._stop_speaking("barge-in")
+                self._set_state("listening")
             recent.append(heard.clean)
             if listening:
                 partial = await loop.run_in_executor(self._asr_exec, self.asr.accept,
@@ -203,9 +211,6 @@ class VoiceLoop:
                 if partial and partial != self._partial:
                     self._partial = partial
                     self.on_heard(partial, False)
-            if heard.bargein:
-                await self._stop_speaking("barge-in")
-                self._set_state("listening")
             for event in heard.events:
                 if isinstance(event, SpeechStarted):
                     if not self.speaking:
@@ -409,11 +414,15 @@ class VoiceLoop:
         active = speaker is not None and not speaker.done()
         if speaker is not None and active:
             speaker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await speaker
+        # the loudspeaker first: the next audio period plays silence, whatever the speaker's
+        # cancellation still has to wait for
         audible = self.stream.playing
         if audible:
             self.stream.stop_playback()
+        if speaker is not None and active:
+            with contextlib.suppress(asyncio.CancelledError):
+                await speaker
+            self.stream.stop_playback()  # anything it queued on its way out
         if reason is not None and (active or audible):
             log.info("speaking: stopped (%s)", reason)
             self.on_stop(reason)

@@ -264,9 +264,20 @@ def _available_memory_mb() -> int:
     return 0
 
 
+def check_echo_path(cfg: Config, state_dir: Path) -> Check:
+    """`kiosk doctor --echo`: the echo path the service keeps across starts."""
+    from kiosk.audio.echo_path import FILE_NAME, describe
+
+    if cfg.echo.mode != "speex":
+        return Check("echo-path", OK, f"echo.mode {cfg.echo.mode}: no software canceller, no "
+                     "echo path kept")
+    return Check("echo-path", OK, describe(state_dir / FILE_NAME))
+
+
 def run_checks(cfg: Config, config_path: Path, state_dir: Path, *,
                record_s: float = 1.0, echo_probe: bool = False) -> list[Check]:
-    probe = [_guard("echo-probe", lambda: check_echo_measured(cfg))] if echo_probe else []
+    probe = ([_guard("echo-path", lambda: check_echo_path(cfg, state_dir)),
+              _guard("echo-probe", lambda: check_echo_measured(cfg))] if echo_probe else [])
     return [
         *probe,
         _guard("config", lambda: check_config(config_path)),

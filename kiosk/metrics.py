@@ -44,6 +44,9 @@ class LoopCounts:
     echo_utterances_dropped: int = 0
     repeats_dropped: int = 0
     device_reopens: int = 0
+    echo_paths_restored: int = 0
+    echo_paths_dropped: int = 0
+    echo_path_saves: int = 0
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,13 @@ class _LiveCollector(Collector):
                 ("repeats_dropped", "Transcripts dropped for repeating the avatar's reply",
                  c.repeats_dropped),
                 ("audio_device_reopens", "Times the sound device was reopened",
-                 c.device_reopens)):
+                 c.device_reopens),
+                ("echo_paths_restored", "Saved echo paths the canceller started from",
+                 c.echo_paths_restored),
+                ("echo_paths_dropped", "Restored echo paths dropped as not fitting the room",
+                 c.echo_paths_dropped),
+                ("echo_path_saves", "Times the learnt echo path was saved",
+                 c.echo_path_saves)):
             yield CounterMetricFamily(f"kiosk_{name}", doc, value=value)
         f = self.facts
         yield GaugeMetricFamily("kiosk_config_fallback",
@@ -105,10 +114,14 @@ class _LiveCollector(Collector):
 
 def loop_counts(voice: Any) -> LoopCounts:
     """The counters a VoiceLoop keeps, read at write time."""
+    memory = getattr(voice.hearing, "memory", None)
     return LoopCounts(turn_errors=voice.errors, bargeins=voice.hearing.bargeins,
                       echo_utterances_dropped=voice.guard.weak_utterances,
                       repeats_dropped=voice.guard.dropped_transcripts,
-                      device_reopens=voice.reopens)
+                      device_reopens=voice.reopens,
+                      echo_paths_restored=memory.restored if memory is not None else 0,
+                      echo_paths_dropped=getattr(voice.hearing.canceller, "restarts", 0),
+                      echo_path_saves=memory.saves if memory is not None else 0)
 
 
 class ServiceMetrics:

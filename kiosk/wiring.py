@@ -250,3 +250,19 @@ def echo_canceller(cfg: Config) -> Any:
 
     return make_canceller(cfg.echo.mode, cfg.echo.filter_length_ms, cfg.echo.delay_ms,
                           cfg.echo.loudspeaker)
+
+
+def echo_memory(cfg: Config, canceller: Any, rate_hz: int, state_dir: Path) -> Any:
+    """Keeps the software canceller's echo path across starts (echo-path.json in the state
+    folder), restored into `canceller` now; None for echo.mode hardware/off."""
+    from kiosk.audio.echo import SpeexCanceller
+    from kiosk.audio.echo_path import FILE_NAME, EchoMemory, PathKey
+    from kiosk.audio.format import CHUNK_SAMPLES
+
+    if not isinstance(canceller, SpeexCanceller):
+        return None
+    key = PathKey(f"{cfg.audio.input_device} -> {cfg.audio.output_device}", rate_hz,
+                  CHUNK_SAMPLES, cfg.echo.filter_length_ms, cfg.echo.delay_ms)
+    memory = EchoMemory(state_dir / FILE_NAME, key)
+    memory.restore(canceller)
+    return memory

@@ -46,7 +46,8 @@ def _service_metrics(tmp_path: Path) -> ServiceMetrics:
     index = tmp_path / "index.npz"
     index.write_bytes(b"x")
     counts = LoopCounts(turn_errors=1, bargeins=2, echo_utterances_dropped=3,
-                        repeats_dropped=4, device_reopens=5)
+                        repeats_dropped=4, device_reopens=5, echo_paths_restored=6,
+                        echo_paths_dropped=7, echo_path_saves=8)
     metrics = ServiceMetrics(lambda: counts, Facts(config_fallback=True, index_pages=42,
                                                    index_path=index), clock=lambda: 1234.5)
     metrics.observe_turn(_turn("independent", None, "en/cafe.md"))
@@ -82,6 +83,9 @@ def test_turns_are_counted_by_kind_and_outcome_without_visitor_words(tmp_path: P
                            ("kiosk_echo_utterances_dropped_total", 3),
                            ("kiosk_repeats_dropped_total", 4),
                            ("kiosk_audio_device_reopens_total", 5), ("kiosk_config_fallback", 1),
+                           ("kiosk_echo_paths_restored_total", 6),
+                           ("kiosk_echo_paths_dropped_total", 7),
+                           ("kiosk_echo_path_saves_total", 8),
                            ("kiosk_site_pages", 42), ("kiosk_up", 1),
                            ("kiosk_metrics_written_timestamp_seconds", 1234.5)):
         assert value(name) == expected, name

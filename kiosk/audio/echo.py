@@ -13,17 +13,21 @@ from __future__ import annotations
 import collections
 import ctypes
 import ctypes.util
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from kiosk.audio.echo_filter import AveragedFilter, DcNotch
+from kiosk.audio.echo_filter import AveragedFilter, DcNotch, unnotched
+from kiosk.audio.echo_path import EchoPath, Floats, PathWatch
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, Samples
-from kiosk.audio.loudspeaker import SaturationEstimator
+from kiosk.audio.loudspeaker import Saturation, SaturationEstimator
 from kiosk.audio.stream import AudioStream
 from kiosk.errors import KioskError
+
+log = logging.getLogger(__name__)
 
 # speex_echo.h / speex_preprocess.h request numbers
 _ECHO_SET_SAMPLING_RATE = 24
@@ -113,8 +117,17 @@ CHOICE_FRAMES = 20
 LOUDER = 2.0
 
 
-def _power(samples: Samples) -> float:
-    return float(np.mean(samples.astype(np.float64) ** 2))
+def _power(samples: Samples | Floats) -> float:
+    return float(np.mean(np.asarray(samples, dtype=np.float64) ** 2))
+
+
+# A learnt path is worth keeping once the canceller has heard this much echo since its start
+# and takes this much off (the bench's rooms converge to ~30 dB; a path that takes less helps
+# little and may be a room still being learnt).
+KEEP_AFTER_MS = 10_000
+KEEP_ERLE_DB = 15.0
+START_MS = 1000  # the ERLE at a start: over this much of the first playback
+ERLE_CHUNKS = 250  # the running ERLE: over about this many chunks of playback (exponential)
 
 
 class SpeexCanceller:
@@ -156,6 +169,77 @@ class SpeexCanceller:
                                            ctypes.c_void_p(self._echo))
         self._delay = DelayLine(delay_ms)
         self._delay_ms = delay_ms
+        self._filter_taps = taps
+        # a restored echo path (echo_path.py): a fixed pre-filter ahead of libspeexdsp, and
+        # the watch that drops it if the room changed
+        self._prefilter: AveragedFilter | None = None
+        self._saved_taps = np.zeros(0)
+        self.watch: PathWatch | None = None
+        self.restarts = 0  # times the canceller started afresh (a restored path dropped)
+        self._start_measures()
+
+    def _start_measures(self) -> None:
+        self._quiet = 0  # samples since the reference last played
+        self._echo_ms = 0  # chunks where echo was possible, since the (re)start
+        self._start_mic = self._start_left = 0.0
+        self._mic_power = self._left_power = 0.0
+
+    def restore(self, path: EchoPath) -> None:
+        """Start from a saved echo path (its taps as a fixed pre-filter)."""
+        self._saved_taps = np.asarray(path.taps, dtype=np.float64)
+        prefilter = AveragedFilter(len(path.taps), every_chunks=1)
+        prefilter.learn(unnotched(self._saved_taps))
+        self._prefilter = prefilter
+        self.watch = PathWatch()
+        self._seed_average()
+        if self.loudspeaker is not None:
+            onset, knee = path.loudspeaker
+            self.loudspeaker.current = Saturation(onset, knee)
+
+    def _seed_average(self) -> None:
+        """Behind a pre-filter, the time average starts from no correction at all (the
+        pre-filter alone), not from libspeexdsp's first snapshot: a fresh filter fed a
+        small residual adapts on the noise at first, and its early taps are mostly noise."""
+        if self._average is not None and self._prefilter is not None:
+            self._average.reset()
+            self._average.learn(np.zeros(self._average.taps))
+
+    def learnt(self) -> tuple[Floats, tuple[float, int], float] | None:
+        """The whole echo path as learnt (pre-filter and libspeexdsp's filter averaged), the
+        loudspeaker's saturation and the running ERLE; None until it is worth keeping."""
+        erle = self.erle_db()
+        if (self._echo_ms < KEEP_AFTER_MS or erle < KEEP_ERLE_DB or self._average is None
+                or self._average.average is None
+                or (self.watch is not None and self.watch.state == "watching")):
+            return None
+        taps = self._average.average.copy()
+        if self._prefilter is not None:
+            taps = taps + self._saved_taps
+        current = self.loudspeaker.current if self.loudspeaker is not None else Saturation(0, 2)
+        return taps, (current.onset, current.knee), erle
+
+    def erle_db(self) -> float:
+        """Microphone over what the filters leave, lately, while echo was possible."""
+        return 10.0 * float(np.log10(max(self._mic_power, 1e-9) / max(self._left_power, 1e-9)))
+
+    def start_erle_db(self) -> float | None:
+        """Over the first second of playback since the (re)start; None before."""
+        if self._echo_ms < START_MS:
+            return None
+        return 10.0 * float(np.log10(max(self._start_mic, 1e-9) / max(self._start_left, 1e-9)))
+
+    def _drop_path(self, watch: PathWatch) -> None:
+        log.warning("echo: the restored echo path does not fit the room (the pre-filter took "
+                    "%.1f dB off, under %.0f dB for %.1f s of playback): dropped; learning the "
+                    "room afresh", watch.erle_db, watch.floor_db, watch.drop_after_ms / 1000)
+        self.watch = None
+        self._prefilter = None
+        self._lib.speex_echo_state_reset(self._echo)
+        if self._average is not None:
+            self._average.reset()
+        self._own_power = self._averaged_power = 0.0
+        self._start_measures()
+        self.restarts += 1
 
     def process(self, mic: Samples, reference: Samples) -> Samples:
         ref = np.ascontiguousarray(self._delay.push(reference), dtype=np.int16)
@@ -165,6 +249,18 @@ class SpeexCanceller:
         if self.loudspeaker is not None:
             self.loudspeaker.observe(near, ref)
             ref = self.loudspeaker.current.apply(ref)
+        self._quiet = 0 if np.any(ref) else self._quiet + CHUNK_SAMPLES
+        echo_possible = self._quiet < self._filter_taps + CHUNK_SAMPLES
+        raw_power = _power(near)
+        if self._prefilter is not None:
+            # the saved path's echo out first: libspeexdsp learns what is left
+            before = near
+            near = np.clip(np.rint(near - self._prefilter.predict(ref)), -32768,
+                           32767).astype(np.int16)
+            if self.watch is not None and self.watch.observe(
+                    _power(before), _power(near), echo_possible) == "dropped":
+                self._drop_path(self.watch)
+                near = before
         # the microphone notched as libspeexdsp notches it (the notch's state must follow
         # every chunk): what the average's echo is taken from, and what passes when the
         # filters make a frame louder
@@ -176,6 +272,7 @@ class SpeexCanceller:
             if self._average.ready and not self._average.silent:
                 averaged = np.clip(np.rint(notched - echo), -32768, 32767).astype(np.int16)
         out = np.empty(CHUNK_SAMPLES, dtype=np.int16)
+        left_power = 0.0  # what the filters left, before the residual-echo suppressor
         for start in range(0, CHUNK_SAMPLES, FRAME_SAMPLES):
             at = start * 2  # bytes
             self._lib.speex_echo_cancellation(self._echo, near.ctypes.data + at,
@@ -190,8 +287,10 @@ class SpeexCanceller:
                 # nearer the truth; the residual-echo suppressor still follows.
                 out[frame] = heard[frame]
                 self.louder_frames += 1
+            left_power += _power(out[frame])
             if self._pre is not None:
                 self._lib.speex_preprocess_run(self._pre, out.ctypes.data + at)
+        self._measure(raw_power, left_power * FRAME_SAMPLES / CHUNK_SAMPLES, echo_possible)
         self._chunks += 1
         if self._average is not None and self._chunks % self._average.every_chunks == 0:
             self._lib.speex_echo_ctl(self._echo, _ECHO_GET_IMPULSE_RESPONSE,
@@ -199,6 +298,17 @@ class SpeexCanceller:
             # libspeexdsp scales the taps by 32767 and by its FFT's length (two frames)
             self._average.learn(self._taps / (32767.0 * 2 * FRAME_SAMPLES))
         return out
+
+    def _measure(self, mic_power: float, left_power: float, echo_possible: bool) -> None:
+        if not echo_possible:
+            return
+        if self._echo_ms < START_MS:
+            self._start_mic += mic_power
+            self._start_left += left_power
+        self._echo_ms += CHUNK_MS
+        keep = 1.0 - 1.0 / ERLE_CHUNKS
+        self._mic_power = keep * self._mic_power + (1 - keep) * mic_power
+        self._left_power = keep * self._left_power + (1 - keep) * left_power
 
     def _choose(self, out: Samples, averaged: Samples, frame: slice) -> None:
         """Put the average's output into `out[frame]` if it has lately left less."""
@@ -220,6 +330,10 @@ class SpeexCanceller:
             self._average.reset()
         self._notch.reset()
         self._own_power = self._averaged_power = 0.0
+        if self._prefilter is not None:  # the saved path stays; its history does not
+            self._prefilter.clear_history()
+            self._seed_average()
+        self._start_measures()
 
     def close(self) -> None:
         if self._pre is not None:

@@ -100,6 +100,22 @@ def notch_signal(x: Floats | Samples, radius: float = NOTCH_RADIUS) -> Floats:
                            for i in range(0, len(padded), CHUNK_SAMPLES)])[:n] if n else padded
 
 
+def unnotched(taps: Floats, radius: float = NOTCH_RADIUS, floor: float = 1e-3) -> Floats:
+    """The filter that, followed by the DC notch, is `taps`: libspeexdsp learns the path to
+    the notched microphone, and a pre-filter ahead of it works on the microphone itself. The
+    notch's phase turns frequencies up to a few hundred Hz; left in, a notched-domain filter
+    subtracted before the notch leaves ~12 dB where it leaves ~30 after it. At and near DC,
+    where the notch passes nothing, the inverse is held down (`floor`, of the notch's peak
+    power) instead of dividing by zero."""
+    n = len(taps)
+    size = _fft_size(2 * n)
+    impulse, _ = _notch_states(np.r_[1.0, np.zeros(size - 1)], (0.0, 0.0), radius)
+    notch = np.fft.rfft(impulse, size)
+    power = np.abs(notch) ** 2
+    inverse = np.conj(notch) / (power + floor * float(power.max()))
+    return np.asarray(np.fft.irfft(np.fft.rfft(taps, size) * inverse, size)[:n], dtype=np.float64)
+
+
 class AveragedFilter:
     """The running average of an adaptive filter's taps (exponential, time constant
     `average_s`, one snapshot every `every_chunks` chunks) and the echo it predicts from the
@@ -120,6 +136,11 @@ class AveragedFilter:
     @property
     def ready(self) -> bool:
         return self._average is not None
+
+    @property
+    def average(self) -> Floats | None:
+        """The averaged taps (None before the first snapshot)."""
+        return self._average
 
     @property
     def silent(self) -> bool:
@@ -146,9 +167,13 @@ class AveragedFilter:
         out = np.fft.irfft(np.fft.rfft(self._history) * self._spectrum, self._size)
         return np.asarray(out[-len(reference):], dtype=np.float64)
 
-    def reset(self) -> None:
+    def clear_history(self) -> None:
+        """Forget what was played (a new stream), keep the filter."""
         self._history = np.zeros(self._size)
         self._quiet = 0
+
+    def reset(self) -> None:
+        self.clear_history()
         self._average = None
         self._spectrum = None
 

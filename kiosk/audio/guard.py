@@ -99,6 +99,22 @@ class EchoGuard:
     def __post_init__(self) -> None:
         self.echo_db = self.params.start_echo_db
 
+    def restart(self) -> None:
+        """The canceller started afresh (a restored echo path was dropped): what was learnt
+        about its residual echo no longer holds, and it is learnt again, young margin and
+        all. The counters stay."""
+        self.echo_db = self.params.start_echo_db
+        self.cancel_db = 0.0
+        self.bands.clear()
+        self.learned_ms = 0
+        self._hold_ms = 0
+        self._above.clear()
+
+    @property
+    def recent_above(self) -> int:
+        """Of the last chunks the confirmation looks at, those above the expected echo."""
+        return sum(self._above)
+
     def expected(self) -> tuple[float, float]:
         """At the latest playback level: the residual echo relative to the playback, and
         what the canceller takes away (the band's once it has been heard long enough)."""

@@ -7,10 +7,13 @@ single-worker executor, and the echo bench runs it directly on simulated rooms.
 
 from __future__ import annotations
 
+import collections
 import logging
 from dataclasses import dataclass, field
+from typing import cast
 
 from kiosk.audio.echo import EchoCanceller
+from kiosk.audio.echo_path import EchoMemory, Restorable
 from kiosk.audio.format import CHUNK_MS, AudioChunk
 from kiosk.audio.guard import EchoGuard
 from kiosk.audio.stream import DuplexChunk
@@ -32,7 +35,7 @@ class Hearing:
     vad: VoiceActivity
     guard: EchoGuard = field(default_factory=EchoGuard)
     segmenter: Segmenter = field(default_factory=Segmenter)
-    bargein_ms: int = 80  # a sound the guard believes over the avatar this long stops it...
+    bargein_ms: int = 60  # a sound the guard believes over the avatar this long stops it...
     bargein_probability: float = 0.2  # ...counting its chunks above the echo or this likely
     # speech, one of them the latter (the VAD lags behind a soft onset; the guard does not)
     bargeins: int = 0
@@ -42,6 +45,10 @@ class Hearing:
     _above: int = 0  # ...and of those, the ones above the expected echo
     _over_ms: int = 0  # heard over the avatar since the guard believed it...
     _over_voiced: bool = False  # ...and whether any of it sounded like speech
+    _voiced: collections.deque[bool] = field(  # the latest chunks: did they sound like speech
+        default_factory=lambda: collections.deque(maxlen=8))
+    _restarts: int = 0  # the canceller's restarts seen
+    memory: EchoMemory | None = None  # keeps the canceller's echo path across starts
 
     def reset(self) -> None:
         self.vad.reset()
@@ -60,9 +67,17 @@ class Hearing:
 
     def hear(self, item: DuplexChunk, speaking: bool) -> Heard:
         clean = self.canceller.process(item.mic.samples, item.reference)
+        restarts = getattr(self.canceller, "restarts", 0)
+        if restarts != self._restarts:
+            # the canceller dropped its restored path: its residual echo is another one now
+            self._restarts = restarts
+            self.guard.restart()
+        if self.memory is not None:
+            self.memory.after_chunk(cast(Restorable, self.canceller))
         chunk = AudioChunk(clean, item.mic.start_ms)
         heard = self.vad.probability(clean)
         probability = self.guard.judge(clean, item.reference, heard, item.mic.samples)
+        self._voiced.append(heard >= self.bargein_probability)
         # without the guard (the echo bench's baseline) any speech is believed
         believed = (self.guard.holding if self.guard.params.enabled
                     else self.segmenter.in_speech)
@@ -71,6 +86,12 @@ class Hearing:
             self._over_voiced = False
             if not self.segmenter.in_speech:
                 self._barged = False
+        elif self._over_ms == 0 and self.guard.params.enabled:
+            # the chunks that convinced the guard count once, towards barge-in too: waiting
+            # for bargein_ms more after the guard's confirmation would count them twice
+            above = self.guard.recent_above
+            self._over_ms = above * CHUNK_MS
+            self._over_voiced = any(list(self._voiced)[-max(above, 1):])
         elif heard >= self.bargein_probability or self.guard.last_above:
             self._over_ms += CHUNK_MS
             self._over_voiced = self._over_voiced or heard >= self.bargein_probability

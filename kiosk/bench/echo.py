@@ -38,6 +38,7 @@ from kiosk.audio.echo import (
     speex_canceller,
 )
 from kiosk.audio.echo_filter import notch_signal
+from kiosk.audio.echo_path import EchoPath, PathKey
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, chunks
 from kiosk.audio.guard import EchoGuard, GuardParams
 from kiosk.audio.hearing import Hearing
@@ -109,16 +110,18 @@ class Erle:
     converged_db: float
     first_second_db: float
     curve_db: list[float]  # per CURVE_S window from the start
+    first_half_second_db: float = 0.0
 
 
-def erle_of(echo: np.ndarray, residual: np.ndarray) -> Erle:
+def erle_of(echo: np.ndarray, residual: np.ndarray, converged_s: float = CONVERGED_S) -> Erle:
     n = min(len(echo), len(residual))
-    tail = max(0, n - int(CONVERGED_S * RATE_HZ))
+    tail = max(0, n - int(converged_s * RATE_HZ))
     window = CURVE_S * RATE_HZ
     curve = [erle_db(echo[i:i + window], residual[i:i + window])
              for i in range(0, n - window + 1, window)]
     return Erle(erle_db(echo[tail:n], residual[tail:n]),
-                erle_db(echo[:RATE_HZ], residual[:RATE_HZ]), curve)
+                erle_db(echo[:RATE_HZ], residual[:RATE_HZ]), curve,
+                erle_db(echo[:RATE_HZ // 2], residual[:RATE_HZ // 2]))
 
 
 @dataclass(frozen=True)
@@ -133,17 +136,67 @@ class Cancellers:
         return speex_canceller(self.filter_ms, 0, self.loudspeaker, suppress=suppress)
 
 
-def erle_on_path(path: Path, far: Samples, cancellers: Cancellers
+def erle_on_path(path: Path, far: Samples, cancellers: Cancellers,
+                 saved: EchoPath | None = None, converged_s: float = CONVERGED_S
                  ) -> tuple[Erle, SpeexCanceller]:
     """ERLE of the canceller's filters (without the residual-echo suppressor) on one room,
-    measured on the echo alone, and the canceller as the room left it."""
+    measured on the echo alone, and the canceller as the room left it. `saved`: a warm
+    start, from that echo path."""
     echo = path.echo(far)
     noise = _noise_for(path, len(far), rms(echo))
     canceller = cancellers.make(suppress=False)
+    if saved is not None:
+        canceller.restore(saved)
     out = cancel(canceller, mix(echo, noise), far)
     n = len(out)
     residual = out.astype(np.float64) - notch_signal(noise[:n])
-    return erle_of(notch_signal(echo[:n]), residual), canceller
+    return erle_of(notch_signal(echo[:n]), residual, converged_s), canceller
+
+
+BENCH_KEY = PathKey("bench", RATE_HZ, CHUNK_SAMPLES, 0, 0)
+WARM_S = 10.0  # a warm start: this much of other replies, after the path was saved
+MOVED_S = 20.0  # a moved loudspeaker: this much of the avatar alone, a wrong path restored
+
+
+def saved_path(canceller: SpeexCanceller) -> EchoPath | None:
+    """What the appliance would have saved from this canceller."""
+    learnt = canceller.learnt()
+    if learnt is None:
+        return None
+    taps, loudspeaker, erle = learnt
+    return EchoPath(BENCH_KEY, taps, loudspeaker, erle, 0.0)
+
+
+def moved(material: Material, path: Path, wrong: EchoPath, vad: SileroVad, asr: Recognizer,
+          cancellers: Cancellers) -> dict[str, Any]:
+    """A path saved in another room (the loudspeaker was moved) is restored; the avatar talks,
+    nobody else does. When is the path dropped, and does anything trigger meanwhile?"""
+    replies = _long_reply(material, MOVED_S, start=5)
+    far = np.concatenate([replies, np.zeros(RATE_HZ, dtype=np.int16)])
+    echo = path.echo(far)
+    mic = mix(echo, _noise_for(path, len(far), rms(echo)))
+    hearing = _hearing(vad, cancellers, guarded=True)
+    hearing.reset()
+    canceller = hearing.canceller
+    assert isinstance(canceller, SpeexCanceller)
+    canceller.restore(wrong)
+    first = int(np.argmax(np.abs(far) > 0))
+    dropped_s = None
+    stops = triggers = 0
+    text = " ".join(t for t, _ in material.replies)
+    for offset, item in _heard_chunks(mic, far):
+        heard = hearing.hear(item, speaking=offset < len(replies))
+        stops += heard.bargein
+        if dropped_s is None and canceller.restarts:
+            dropped_s = (offset + CHUNK_SAMPLES - first) / RATE_HZ
+        for event in heard.events:
+            if not isinstance(event, Utterance) or hearing.is_echo():
+                continue
+            transcript = _recognize(asr, event.samples)
+            if transcript and not hearing.guard.is_repeat(transcript, text):
+                triggers += 1
+    return {"dropped_after_s": None if dropped_s is None else round(dropped_s, 2),
+            "self_triggers": triggers, "false_bargeins": stops}
 
 
 def cpu_percent(canceller: SpeexCanceller, mic: Samples, far: Samples) -> float:
@@ -337,15 +390,31 @@ def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
     linear = paths(paths_per_kind, nonlinear=False, seed=seed)
     nonlinear = paths(paths_per_kind, nonlinear=True, seed=seed + 1)
     far = _long_reply(material, ERLE_SCENE_S)
+    warm_far = _long_reply(material, WARM_S, start=9)
     per_path: dict[str, list[dict[str, Any]]] = {"linear": [], "nonlinear": []}
+    saved: dict[str, list[EchoPath | None]] = {"linear": [], "nonlinear": []}
     for kind, room in (("linear", linear), ("nonlinear", nonlinear)):
         for path in room:
             got, canceller = erle_on_path(path, far, cancellers)
             learned = canceller.loudspeaker
+            # the appliance restarts: the path it saved seeds the canceller, and other
+            # replies play
+            keep = saved_path(canceller)
+            saved[kind].append(keep)
+            warm = (erle_on_path(path, warm_far, cancellers, keep, WARM_S / 2)[0]
+                    if keep is not None else None)
             per_path[kind].append({"delay_ms": round(path.delay_ms), "reverb_ms":
                                    round(path.reverb_ms), "snr_db": round(path.snr_db, 1),
                                    "erle_db": round(got.converged_db, 1),
                                    "first_second_db": round(got.first_second_db, 1),
+                                   "first_half_second_db": round(got.first_half_second_db, 1),
+                                   "saved_erle_db": None if keep is None else
+                                   round(keep.erle_db, 1),
+                                   "warm": None if warm is None else {
+                                       "first_half_second_db": round(
+                                           warm.first_half_second_db, 1),
+                                       "first_second_db": round(warm.first_second_db, 1),
+                                       "last_5s_db": round(warm.converged_db, 1)},
                                    "curve_db": [round(v, 1) for v in got.curve_db],
                                    "loudspeaker_learned": "" if learned is None else
                                    str(learned.current),
@@ -359,6 +428,17 @@ def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
            "without_loudspeaker_model": round(cpu_percent(
                Cancellers(cancellers.filter_ms, "linear").make(), heard, far), 2)}
     mixed_room = [p for pair in zip(linear, nonlinear, strict=True) for p in pair]
+    # each room given the path saved in the next room of its kind (a moved loudspeaker)
+    moves = []
+    for kind, room in (("linear", linear), ("nonlinear", nonlinear)):
+        for i, path in enumerate(room):
+            wrong = saved[kind][(i + 1) % len(room)] if len(room) > 1 else None
+            if wrong is None and len(room) == 1:
+                # one room of a kind: the other kind's path
+                other = saved["nonlinear" if kind == "linear" else "linear"]
+                wrong = other[0] if other else None
+            if wrong is not None:
+                moves.append(moved(material, path, wrong, vad, asr, cancellers))
     guarded = self_triggers(material, mixed_room, vad, asr, cancellers, True, avatar_minutes)
     unguarded = self_triggers(material, mixed_room, vad, asr, cancellers, False, avatar_minutes)
     talk = double_talk(material, mixed_room, vad, asr, cancellers, scenes, seed=seed + 10)
@@ -367,6 +447,15 @@ def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
 
     def mean(kind: str, key: str) -> float:
         return round(float(np.mean([p[key] for p in per_path[kind]])), 1)
+
+    def first(key: str) -> dict[str, float | None]:
+        rooms = [p for kind in per_path.values() for p in kind]
+        cold = [p[key] for p in rooms]
+        warm = [p["warm"][key] for p in rooms if p["warm"] is not None]
+        return {"cold": min(cold) if cold else None,
+                "warm": min(warm) if len(warm) == len(rooms) and warm else None}
+
+    drops = [m["dropped_after_s"] for m in moves]
 
     def curve(kind: str) -> list[float]:
         return [round(float(v), 1) for v in np.mean([p["curve_db"] for p in per_path[kind]],
@@ -377,8 +466,16 @@ def run(cfg: Config, *, paths_per_kind: int = 6, avatar_minutes: float = 10.0,
                     "nonlinear": mean("nonlinear", "erle_db"),
                     "first_second": mean("linear", "first_second_db"),
                     "jack": None if jack_erle is None else round(jack_erle.converged_db, 1)},
+        "first_second_erle_db": first("first_second_db"),
+        "first_half_second_erle_db": first("first_half_second_db"),
+        "moved_loudspeaker": {
+            "rooms": len(moves), "dropped": sum(d is not None for d in drops),
+            "dropped_after_s_max": max((d for d in drops if d is not None), default=None),
+            "self_triggers": sum(m["self_triggers"] for m in moves),
+            "false_bargeins": sum(m["false_bargeins"] for m in moves)},
         "self_triggers_per_10min": guarded["per_10min"],
         "bargein": {"detect_rate": talk["within_300ms_rate"],
+                    "latency_ms_p50": talk["latency_ms_p50"],
                     "latency_ms_p95": talk["latency_ms_p95"]},
         "wer": {"with_aec": talk["wer_with_aec"], "without_aec": talk["wer_without_aec"]},
         "detail": {"paths": per_path,

@@ -13,6 +13,7 @@ from kiosk.config import Config
 from kiosk.errors import KioskError
 from kiosk.wiring import (
     echo_canceller,
+    echo_memory,
     load_brain,
     recognizer,
     screen_source,
@@ -174,6 +175,8 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
                 await avatar.close()
 
     stream.start()
+    # the echo path learnt before this start, if the devices and settings are the same
+    voice.hearing.memory = echo_memory(cfg, echo, stream.rate_hz, default_state_dir())
     log.info("listening on %s, speaking on %s (Ctrl-C to stop)", cfg.audio.input_device,
              cfg.audio.output_device)
     try:
