@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kiosk.cpus import threads as cpu_threads
 from kiosk.errors import ModelError
 from kiosk.fsutil import atomic_write_bytes, atomic_write_from
 
@@ -418,7 +419,7 @@ def cpu_session(model: Path, what: str, name: str, *, threads: int = 1,
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
+    options.intra_op_num_threads = cpu_threads(threads)
     options.inter_op_num_threads = 1
     options.enable_mem_pattern = mem_pattern
     use_shared_arena(options)

@@ -51,7 +51,7 @@ suite 600 -n 2 -m realtime "$@"
 #    short. They run side by side, as no figure of theirs is read here (the README's come
 #    from full runs on a quiet machine).
 benches=(
-  "brain --pages 100 --turns 30"
+  "brain --pages 100 --turns 30 --cpus 1"
   "voice --utterances 2 --timed 1 --paused 1 --json"
   "voice --lang ja --utterances 2 --timed 1 --paused 1 --noise-db 10 --json"
   "soak --minutes 2 --json"

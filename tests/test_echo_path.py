@@ -208,6 +208,17 @@ def test_the_watch_drops_a_path_below_the_floor_and_keeps_one_above_it() -> None
     # a visitor talking over the avatar later does not cost the room its path
     assert all(good.observe(1.0, 2.0, True) == "accepted" for _ in range(200))
 
+    # a path that makes the microphone louder adds echo: dropped as soon as a window shows it
+    worse = PathWatch()
+    states = [worse.observe(1.0, 1.5, echo_possible=True) for _ in range(100)]
+    assert states.index("dropped") + 1 == worse.window_chunks
+
+    # a visitor 6 dB under the echo, talking over a path that fits from the first chunk
+    talked_over = PathWatch()
+    for _ in range(100):
+        talked_over.observe(1.0 + 0.25, 0.001 + 0.25, echo_possible=True)
+    assert talked_over.state == "accepted"
+
     idle = PathWatch()  # silence says nothing about the path
     assert all(idle.observe(1.0, 1.0, echo_possible=False) == "watching" for _ in range(500))
 

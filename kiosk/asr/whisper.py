@@ -27,6 +27,7 @@ import numpy as np
 from kiosk.asr.charlm import Hypothesis
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.logmel import HOP, log_mel
+from kiosk.cpus import threads as cpu_threads
 from kiosk.errors import ModelError
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,8 @@ class WhisperModel:
 
         try:
             self._model: Any = ctranslate2.models.Whisper(
-                str(folder), device="cpu", compute_type="int8", intra_threads=threads)
+                str(folder), device="cpu", compute_type="int8",
+                intra_threads=cpu_threads(threads))
             tokenizer = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as exc:  # ctranslate2 and tokenizers raise their own RuntimeErrors
             raise ModelError(f"Whisper model in {folder} could not be loaded ({exc})",

@@ -230,8 +230,9 @@ class SpeexCanceller:
 
     def _drop_path(self, watch: PathWatch) -> None:
         log.warning("echo: the restored echo path does not fit the room (the pre-filter took "
-                    "%.1f dB off, under %.0f dB for %.1f s of playback): dropped; learning the "
-                    "room afresh", watch.erle_db, watch.floor_db, watch.drop_after_ms / 1000)
+                    "%.1f dB off over the last %.1f s of playback; it should take %.0f): "
+                    "dropped; learning the room afresh", watch.erle_db,
+                    watch.window_chunks * CHUNK_MS / 1000, watch.floor_db)
         self.watch = None
         self._prefilter = None
         self._lib.speex_echo_state_reset(self._echo)

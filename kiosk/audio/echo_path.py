@@ -261,11 +261,16 @@ def describe(file: Path, now_s: float | None = None) -> str:
 class PathWatch:
     """After a restore: does the saved path still fit the room? Over the chunks where echo is
     possible, the pre-filter's ERLE (microphone over pre-filtered, over `window_chunks`) is
-    followed. Below `floor_db` for `drop_after_ms` of playback: dropped. Above it for
-    `accept_after_ms`: accepted, and no longer watched (a visitor who talks over the avatar
-    later lowers it, and must not cost the room its path)."""
+    followed. Below `floor_db` for `drop_after_ms` of playback: dropped. Below `worse_db` over
+    a whole window, at once: a pre-filter that makes the microphone louder adds echo, it
+    removes none, and its error swings enough for the guard to take it for a voice (two false
+    barge-ins in the 12 moved-loudspeaker rooms of the echo bench, at 1.4 s, when it waited
+    2 s); a visitor talking over a path that fits still leaves it well above 0 dB. Above
+    `floor_db` for `accept_after_ms`: accepted, and no longer watched (a visitor who talks
+    over the avatar later lowers it, and must not cost the room its path)."""
 
     floor_db: float = 6.0
+    worse_db: float = 0.0
     drop_after_ms: int = 2000
     accept_after_ms: int = 1000
     window_chunks: int = 25
@@ -292,7 +297,8 @@ class PathWatch:
         else:
             self._above_ms += chunk_ms
             self._below_ms = 0
-        if self._below_ms >= self.drop_after_ms:
+        if self._below_ms >= self.drop_after_ms or (
+                self.erle_db < self.worse_db and len(self._mic) >= self.window_chunks):
             self.state = "dropped"
         elif self._above_ms >= self.accept_after_ms and len(self._mic) >= self.window_chunks:
             self.state = "accepted"

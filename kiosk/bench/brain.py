@@ -129,7 +129,7 @@ def run(cfg: Config, *, pages: int = 5000, turns: int = 400) -> dict[str, Any]:
 
 
 def format_report(report: dict[str, Any]) -> str:
-    lines = [f"embedder: {report['embedder']}"]
+    lines = [f"embedder: {report['embedder']}; cores: {report.get('cpus', '?')}"]
     for site, t in report["turn_ms"].items():
         lines.append(
             f"{site:>10}: {t['pages']} pages, {t['chunks']} chunks; turn p50 {t['p50']} ms, "

@@ -41,11 +41,23 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--pages", type=int, default=5000, help="size of the generated site")
     p.add_argument("--turns", type=int, default=400, help="timed turns per site")
     p.add_argument("--embedder", help="model name from models/manifest.toml")
+    p.add_argument("--cpus", type=int, default=None,
+                   help="voice, brain: pin the process to this many cores (engines size their "
+                        "threads to them): the kiosk's CPU budget")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_bench)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    cpus = None
+    if args.cpus is not None:
+        from kiosk.cpus import pin
+        from kiosk.errors import KioskError
+
+        if args.what not in ("voice", "brain"):
+            raise KioskError("bench", f"--cpus is for bench voice and bench brain, not "
+                                      f"{args.what}", "drop --cpus")
+        cpus = len(pin(args.cpus))  # before any engine is made: they size themselves to it
     if args.what == "fleet":
         from kiosk.bench import fleet as bench_fleet
 
@@ -57,6 +69,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         report = bench_voice.run(cli_config(args), args.lang, args.utterances, args.noise_db,
                                  args.timed, args.paused)
+        report["cpus"] = cpus if cpus is not None else _cores()
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
     if args.what == "echo":
@@ -92,5 +105,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     cfg = cli_config(args)
     report = bench_brain.run(cfg, pages=args.pages, turns=args.turns)
+    report["cpus"] = cpus if cpus is not None else _cores()
     print(json.dumps(report) if args.json else bench_brain.format_report(report))
     return 0
+
+
+def _cores() -> int:
+    from kiosk.cpus import available
+
+    return available()

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from kiosk.cpus import threads as cpu_threads
 from kiosk.errors import ModelError
 from kiosk.models import EmbedderSpec, ModelEntry, model_path
 from kiosk.retrieval.unigram import UnigramTokenizer
@@ -55,7 +56,7 @@ class OnnxEmbedder:
         self._query_cache: dict[str, Vectors] = {}
         self._cache_size = 512
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = cpu_threads(threads)
         options.inter_op_num_threads = 1
         # no busy-waiting threads: Whisper, the turn model and this run side by side on two
         # cores, and spinning ones took the cores from each other

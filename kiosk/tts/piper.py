@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from kiosk.audio.format import resample
+from kiosk.cpus import available as available_cpus
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.errors import ModelError
 from kiosk.models import ModelEntry, model_path, use_shared_arena
@@ -50,6 +51,8 @@ class PiperSynthesizer:
 
         options = ort.SessionOptions()
         options.enable_mem_pattern = False
+        # onnxruntime's own default counts the machine's cores, not the process's
+        options.intra_op_num_threads = available_cpus()
         # no busy-waiting threads: Whisper, the turn model and this run side by side on two
         # cores, and spinning ones took the cores from each other
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
