@@ -181,10 +181,11 @@ def _cut_at_pauses(samples_list: list[Samples], vad: VoiceActivity, params: Segm
 
 def _through_the_loop(cfg: Config, paused: list[Samples], brain: Any, vad: VoiceActivity,
                       asr: Any, voices: dict[str, Any],
-                      turns_model: Any) -> tuple[int, int, int]:
+                      turns_model: Any) -> tuple[int, int, int, list[float]]:
     """The paused questions through the voice loop at the recording's own speed, as a
     visitor would say them: (questions answered on their opening words alone, questions whose
-    opening words the avatar began to answer before the visitor went on, questions). A
+    opening words the avatar began to answer before the visitor went on, questions, and for
+    each of those begun, the ms of that reply the visitor heard before it was withdrawn). A
     question cut at its pause and gone on with within `asr.resume_within_ms` is answered
     whole; the reply to its opening may have begun meanwhile."""
     spans: list[tuple[int, int]] = []  # stream ms of each question, as `_timed` plays them
@@ -193,7 +194,11 @@ def _through_the_loop(cfg: Config, paused: list[Samples], brain: Any, vad: Voice
         at_ms += 1000
         spans.append((at_ms, at_ms + len(speech) * 1000 // RATE_HZ))
         at_ms = spans[-1][1] + PAUSED_GAP_S * 1000
-    turns = _timed(cfg, paused, brain, vad, asr, voices, turns_model, PAUSED_GAP_S)
+    played: list[Samples] = []
+    turns = _timed(cfg, paused, brain, vad, asr, voices, turns_model, PAUSED_GAP_S, played)
+    speaker = played[0] if played else np.zeros(0, dtype=np.int16)
+    chunk = RATE_HZ * CHUNK_MS // 1000
+    withdrawn: list[float] = []
     partial = begun = 0
     for start_ms, end_ms in spans:
         mine = [t for t in turns if start_ms <= t.last_voiced_ms <= end_ms + 300]
@@ -202,8 +207,16 @@ def _through_the_loop(cfg: Config, paused: list[Samples], brain: Any, vad: Voice
             continue
         last = mine[-1]
         partial += last.last_voiced_ms < end_ms - 300 or last.speech_start_ms > start_ms + 300
-        begun += any(t.reply_start_ms < (last.went_on_ms or end_ms) for t in mine[:-1])
-    return partial, begun, len(spans)
+        early = [t for t in mine[:-1] if t.reply_start_ms < (last.went_on_ms or end_ms)]
+        begun += bool(early)
+        if early:
+            # what the loudspeaker played of the opening's reply before the whole's began:
+            # the 20 ms periods with sound in them
+            lo = early[0].reply_start_ms * RATE_HZ // 1000
+            hi = max(lo, last.reply_start_ms * RATE_HZ // 1000)
+            heard = speaker[lo:hi][: (hi - lo) // chunk * chunk].reshape(-1, chunk)
+            withdrawn.append(float(np.count_nonzero(np.any(heard != 0, axis=1)) * CHUNK_MS))
+    return partial, begun, len(spans), withdrawn
 
 
 def _halves(question: str, lang: str) -> tuple[str, str] | None:
@@ -276,9 +289,9 @@ def _trimmed(samples: Samples, floor: int = 300) -> Samples:
 
 def _timed(cfg: Config, asked: list[Samples], brain: Any, vad: VoiceActivity, asr: Any,
            voices: dict[str, Any], turns_model: Any,
-           gap_s: int = TIMED_GAP_S) -> list[TurnRecord]:
+           gap_s: int = TIMED_GAP_S, played: list[Samples] | None = None) -> list[TurnRecord]:
     """The questions through the voice loop in real time: 1 s of quiet before each, `gap_s`
-    after it."""
+    after it. `played`: given, what the loudspeaker played is put in it (from the start)."""
     quiet = np.zeros(RATE_HZ, dtype=np.int16)
 
     def recording() -> Iterator[Samples]:
@@ -288,13 +301,15 @@ def _timed(cfg: Config, asked: list[Samples], brain: Any, vad: VoiceActivity, as
             yield from [quiet] * gap_s
 
     turns: list[TurnRecord] = []
-    loop = VoiceLoop(RecordedStream(recording(), keep_speaker=False, realtime=True), brain,
-                     vad, asr, voices, on_turn=turns.append, segmenter=segmenter(cfg),
-                     turn_model=turns_model)
+    stream = RecordedStream(recording(), keep_speaker=played is not None, realtime=True)
+    loop = VoiceLoop(stream, brain, vad, asr, voices, on_turn=turns.append,
+                     segmenter=segmenter(cfg), turn_model=turns_model)
     try:
         asyncio.run(loop.run(asyncio.Event()))
     finally:
         loop.close()
+    if played is not None:
+        played.append(stream.speaker())
     return turns
 
 
@@ -363,7 +378,8 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
     params = segmenter(cfg).params
     cut_pauses = _cut_at_pauses(paused, vad, params, judge, asr)
     cut, cut_fixed = len(cut_pauses), len(_cut_at_pauses(paused, vad, params, None, asr))
-    partial, begun, whole_of = _through_the_loop(cfg, paused, brain, vad, asr, voices, judge)
+    partial, begun, whole_of, withdrawn = _through_the_loop(cfg, paused, brain, vad, asr,
+                                                            voices, judge)
     report: dict[str, Any] = {
         "lang": lang,
         "noise_db": noise_db,
@@ -378,6 +394,8 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
         # later than asr.resume_within_ms, or was not heard going on), and begun to be
         "premature_answer_rate": round(partial / max(whole_of, 1), 3),
         "opening_reply_begun_rate": round(begun / max(whole_of, 1), 3),
+        # of those begun: how much of that reply the visitor heard before it gave way
+        "withdrawn_audio_ms": {"count": len(withdrawn), **percentiles(withdrawn, 0)},
         # what the turn model heard where it cut: a misheard opening, or one that ends as a
         # finished question can
         "cut_at": [{"question": asked[at][0], "pauses": judged}
