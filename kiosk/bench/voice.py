@@ -395,7 +395,9 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
         "premature_answer_rate": round(partial / max(whole_of, 1), 3),
         "opening_reply_begun_rate": round(begun / max(whole_of, 1), 3),
         # of those begun: how much of that reply the visitor heard before it gave way
-        "withdrawn_audio_ms": {"count": len(withdrawn), **percentiles(withdrawn, 0)},
+        "withdrawn_audio_ms": {"count": len(withdrawn),
+                               **(percentiles(withdrawn, 0) if withdrawn
+                                  else {"p50": None, "p95": None})},
         # what the turn model heard where it cut: a misheard opening, or one that ends as a
         # finished question can
         "cut_at": [{"question": asked[at][0], "pauses": judged}
