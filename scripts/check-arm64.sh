@@ -87,7 +87,10 @@ fi
 chroot "$ROOTFS" /bin/true 2>/dev/null \
   || die "arm64 programs do not run: binfmt_misc has no working qemu-aarch64 entry"
 
-# 3. mounts for the root, undone (and every process left in the root ended) on exit
+# 3. mounts for the root, undone (and every process left in the root ended) on exit. No
+# /sys: it would be this machine's (x86-64) and onnxruntime >= 1.29 reads it at import (CPU
+# and device discovery): under emulation that import ends in a segmentation fault (found by
+# this script; on a Pi /sys is the Pi's own). Without /sys it warns that cpuinfo failed.
 MOUNTS=()
 cleanup() {
   local pid
@@ -100,12 +103,11 @@ cleanup() {
   for (( i=${#MOUNTS[@]}-1; i>=0; i-- )); do umount -l "${MOUNTS[$i]}" 2>/dev/null || true; done
 }
 trap cleanup EXIT
-for fs in proc sys dev dev/pts; do
+for fs in proc dev dev/pts; do
   mkdir -p "$ROOTFS/$fs"
   mountpoint -q "$ROOTFS/$fs" && continue
   case "$fs" in
     proc) mount -t proc proc "$ROOTFS/proc" ;;
-    sys) mount -t sysfs sysfs "$ROOTFS/sys" ;;
     *) mount --bind "/$fs" "$ROOTFS/$fs" ;;
   esac
   MOUNTS+=("$ROOTFS/$fs")
