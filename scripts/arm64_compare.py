@@ -4,11 +4,12 @@
 
 Exit status 0 when every figure agrees within its tolerance, 1 on a difference, 2 when a file
 is missing or unreadable. Tolerances (TOLERANCES below):
-- page top-1 and top-1 of every eval strategy, spoken and typed top-1 of the voice bench, each
-  fixed question's top page: equal;
+- page top-1 and top-1 of the kiosk's strategy (eval's `resolved`), spoken and typed top-1 of
+  the voice bench, each fixed question's top page: equal; eval's baseline strategies: within
+  one turn;
 - CER / WER of the voice bench: within 1 point (0.01);
 - the fixed questions' replies: identical, or the question listed in EXPLAINED with the reason;
-- the index's text and postings: the same bytes; its vectors: within 0.01 per component;
+- the index's text and postings: the same bytes; its vectors: cosine >= 0.99 chunk by chunk;
 - the model files: the same sha256; doctor's checks: the same status; the bridge handshake:
   up on both; the units: verify clean on both, the same exposure.
 Package versions, transcripts and timings are shown, never judged (emulated timings are not
@@ -26,9 +27,14 @@ from typing import Any
 
 TOLERANCES = {
     "error_rate": 0.01,  # CER (ja) / WER (en): 1 point
-    "vector": 0.01,  # largest difference of one index vector component (float16 storage)
+    # a chunk's vector on the two machines: int8 kernels differ (x86-64 VNNI vs arm64 NEON), so
+    # the dynamic int8 encoder's output does; each machine's is as close to fp32 (README)
+    "vector_cosine": 0.99,
     "mrr": 0.01,
+    # eval's baseline strategies (all but the kiosk's own, resolved): within one turn of 120
+    "baseline_top1": 0.0085,
 }
+STRATEGY = "resolved"  # what the kiosk answers with: its top-1 must be equal
 
 # Replies that may differ between the machines, each with its reason: (lang, question) -> why
 EXPLAINED: dict[tuple[str, str], str] = {}
@@ -44,6 +50,12 @@ class Row:
     arm64: str
     rule: str
     verdict: str  # same, within, info: agree; DIFF, FAIL: the check does not pass
+
+
+def _cosine(p: list[float], q: list[float]) -> float:
+    dot = sum(a * b for a, b in zip(p, q, strict=True))
+    norm = (sum(a * a for a in p) * sum(b * b for b in q)) ** 0.5
+    return dot / norm if norm else 0.0
 
 
 def _fmt(value: Any) -> str:
@@ -108,16 +120,17 @@ def _index(x: dict[str, Any], a: dict[str, Any]) -> list[Row]:
             for key in ("model", "pages", "chunks", "sha_text", "sha_postings", "sha_idf")]
     rows.append(Row("index", "sha_vectors", _fmt(x.get("sha_vectors")),
                     _fmt(a.get("sha_vectors")), "shown (float16 bits may differ)", INFO))
-    xv, av = x.get("vectors_first_rows", []), a.get("vectors_first_rows", [])
+    xv, av = x.get("vectors", []), a.get("vectors", [])
     if not xv or len(xv) != len(av):
-        rows.append(Row("index", "vectors (first rows)", str(len(xv)), str(len(av)),
-                        "present on both", FAIL))
+        rows.append(Row("index", "vectors", f"{len(xv)} rows", f"{len(av)} rows",
+                        "the same chunks on both", FAIL))
     else:
-        worst = max(abs(p - q) for xr, ar in zip(xv, av, strict=True)
-                    for p, q in zip(xr, ar, strict=True))
-        tol = TOLERANCES["vector"]
-        rows.append(Row("index", "vectors: largest difference", "0", f"{worst:.4f}",
-                        f"<= {tol}", SAME if worst == 0 else WITHIN if worst <= tol else DIFF))
+        cosines = [_cosine(p, q) for p, q in zip(xv, av, strict=True)]
+        low, mean = min(cosines), sum(cosines) / len(cosines)
+        tol = TOLERANCES["vector_cosine"]
+        rows.append(Row("index", "vectors: cosine x86-64 / arm64, min (mean)", "1",
+                        f"{low:.4f} ({mean:.4f})", f"min >= {tol}",
+                        SAME if low >= 1 - 1e-9 else WITHIN if low >= tol else DIFF))
     return rows
 
 
@@ -158,7 +171,10 @@ def _eval(x: dict[str, Any], a: dict[str, Any]) -> list[Row]:
         for strategy in sorted(set(xs) | set(as_)):
             p, q = xs.get(strategy, {}), as_.get(strategy, {})
             for key in ("page_top1", "top1"):
-                rows.append(_equal("eval", f"{lang} {strategy} {key}", p.get(key), q.get(key)))
+                item = f"{lang} {strategy} {key}"
+                rows.append(_equal("eval", item, p.get(key), q.get(key)) if strategy == STRATEGY
+                            else _within("eval", item, p.get(key), q.get(key),
+                                         TOLERANCES["baseline_top1"]))
             rows.append(_within("eval", f"{lang} {strategy} mrr", p.get("mrr"), q.get("mrr"),
                                 TOLERANCES["mrr"]))
     return rows
