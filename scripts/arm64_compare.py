@@ -98,8 +98,9 @@ def _platform(x: dict[str, Any], a: dict[str, Any]) -> list[Row]:
     xp, ap = x.get("packages", {}), a.get("packages", {})
     for name in sorted(set(xp) | set(ap)):
         missing = ap.get(name) == "(missing)" and xp.get(name) != "(missing)"
+        verdict = FAIL if missing else SAME if xp.get(name) == ap.get(name) else INFO
         rows.append(Row("platform", name, _fmt(xp.get(name)), _fmt(ap.get(name)),
-                        "installed", FAIL if missing else INFO))
+                        "installed (versions shown)", verdict))
     return rows
 
 
