@@ -208,7 +208,7 @@ class Brain:
         coverage = self.index.coverage(utterance)
         if not coverage.any():
             return None
-        top = np.argsort(-scores.page)[: self.params.top_pages]
+        top = np.argsort(-scores.page, kind="stable")[: self.params.top_pages]
         best = float(coverage[top].max())
         if best <= 0:
             return None
@@ -335,7 +335,7 @@ class Brain:
         context = tuple(s for s in query.segments if s.role != "utterance")
         if power <= 0 or not context:
             return scores
-        top = np.argsort(-scores.page)[: 3 * self.params.top_pages]
+        top = np.argsort(-scores.page, kind="stable")[: 3 * self.params.top_pages]
         extra = [self.index.position(p) for a in named for p in (a, *self.index.links(a))]
         positions = np.unique(np.concatenate([top, np.array(extra, dtype=np.int64)]))
         alone = self.index.page_scores(SearchQuery(context), self.embedder, lang,

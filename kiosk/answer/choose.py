@@ -119,7 +119,7 @@ def _question_heading(index: SiteIndex, heads: list[str], utterance: str, embedd
     # (the embedder remembers the visitor's question from its search)
     asked = embedder.embed_queries([utterance])[0]
     cosine = index.question_vectors(questions, embedder) @ asked
-    first, second = np.argsort(-cosine)[:2]
+    first, second = np.argsort(-cosine, kind="stable")[:2]
     gap = float(cosine[first] - cosine[second])
     return questions[int(first)], 1.0 if lead <= 0 else min(1.0, gap / lead)
 
