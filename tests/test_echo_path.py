@@ -292,3 +292,24 @@ def test_kiosk_doctor_echo_reports_the_saved_path(tmp_path: Path) -> None:
     assert "cold, ERLE 3.5 dB in its first second" in check.detail
     off = check_echo_path(Config(echo=EchoConfig(mode="hardware")), tmp_path)
     assert "no echo path kept" in off.detail
+
+
+@needs_speex
+def test_a_warm_start_is_recorded_in_the_saved_file(tmp_path: Path) -> None:
+    clock = Clock()
+    _memory(tmp_path, clock).after_chunk(_converged(ROOM))
+    saved_at_s = read(tmp_path / FILE_NAME).saved_at_s  # type: ignore[union-attr]
+    clock.now_s += 600
+    canceller = SpeexCanceller(256, suppress=False)
+    memory = _memory(tmp_path, clock)
+    assert memory.restore(canceller)
+    far = _speechlike(1.5, seed=4)
+    mic, _ = _heard(ROOM, far)
+    for i in range(0, len(far) - CHUNK_SAMPLES + 1, CHUNK_SAMPLES):
+        canceller.process(mic[i:i + CHUNK_SAMPLES], far[i:i + CHUNK_SAMPLES])
+        memory.after_chunk(canceller)
+    again = read(tmp_path / FILE_NAME)
+    # the path itself is the one saved before (nothing new learnt yet), its last start new
+    assert again is not None and again.saved_at_s == saved_at_s
+    assert again.last_start is not None and again.last_start.warm
+    assert again.last_start.at_s == clock.now_s and again.last_start.erle_db >= 20

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from kiosk.audio.echo_filter import AveragedFilter, DcNotch, unnotched
-from kiosk.audio.echo_path import EchoPath, Floats, PathWatch
+from kiosk.audio.echo_filter import AveragedFilter, DcNotch, Floats, unnotched
+from kiosk.audio.echo_path import EchoPath, PathWatch, ratio_db
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, Samples
 from kiosk.audio.loudspeaker import Saturation, SaturationEstimator
 from kiosk.audio.stream import AudioStream
@@ -220,13 +220,13 @@ class SpeexCanceller:
 
     def erle_db(self) -> float:
         """Microphone over what the filters leave, lately, while echo was possible."""
-        return 10.0 * float(np.log10(max(self._mic_power, 1e-9) / max(self._left_power, 1e-9)))
+        return ratio_db(self._mic_power, self._left_power)
 
     def start_erle_db(self) -> float | None:
         """Over the first second of playback since the (re)start; None before."""
         if self._echo_ms < START_MS:
             return None
-        return 10.0 * float(np.log10(max(self._start_mic, 1e-9) / max(self._start_left, 1e-9)))
+        return ratio_db(self._start_mic, self._start_left)
 
     def _drop_path(self, watch: PathWatch) -> None:
         log.warning("echo: the restored echo path does not fit the room (the pre-filter took "
@@ -259,7 +259,7 @@ class SpeexCanceller:
             near = np.clip(np.rint(near - self._prefilter.predict(ref)), -32768,
                            32767).astype(np.int16)
             if self.watch is not None and self.watch.observe(
-                    _power(before), _power(near), echo_possible) == "dropped":
+                    raw_power, _power(near), echo_possible) == "dropped":
                 self._drop_path(self.watch)
                 near = before
         # the microphone notched as libspeexdsp notches it (the notch's state must follow

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-import numpy.typing as npt
 
+from kiosk.audio.echo_filter import Floats
 from kiosk.fsutil import atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,10 @@ log = logging.getLogger(__name__)
 FILE_NAME = "echo-path.json"
 FORMAT = 1
 
-Floats = npt.NDArray[np.float64]
+
+def ratio_db(power: float, left_power: float) -> float:
+    """How much quieter `left_power` is than `power`, in dB (an ERLE of summed powers)."""
+    return 10.0 * math.log10(max(power, 1e-9) / max(left_power, 1e-9))
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ class EchoMemory:
     _start_recorded: bool = False
     _last_start: LastStart | None = None
     _restarts: int = 0
+    _restored: EchoPath | None = None  # what restore() started from
 
     def restore(self, canceller: Restorable) -> bool:
         saved = read(self.file)
@@ -176,6 +180,7 @@ class EchoMemory:
             return False
         canceller.restore(saved)
         self.restored += 1
+        self._restored = saved
         self._warm = True
         self._last_start = saved.last_start
         log.info("echo: restored the echo path saved %s ago (ERLE %.1f dB then)",
@@ -195,7 +200,7 @@ class EchoMemory:
                 self._last_start = LastStart(self.clock(), self._warm, erle)
                 log.info("echo: %s start, ERLE %.1f dB over the first second of playback",
                          "warm" if self._warm else "cold", erle)
-                if self.file.exists():
+                if self._restored is not None:
                     self._save(canceller, keep_old=True)
         if self.clock() - self._last_save_s >= self.save_every_s:
             self._save(canceller)
@@ -207,10 +212,8 @@ class EchoMemory:
         """`keep_old`: only the last start changes when nothing new has been learnt."""
         learnt = canceller.learnt()
         if learnt is None:
-            if not keep_old:
-                return
-            saved = read(self.file)
-            if saved is None or self.key.differences(saved.key):
+            saved = self._restored
+            if not keep_old or saved is None:
                 return
             path = EchoPath(saved.key, saved.taps, saved.loudspeaker, saved.erle_db,
                             saved.saved_at_s, self._last_start)
@@ -290,7 +293,7 @@ class PathWatch:
         if len(self._mic) > self.window_chunks:
             self._mic.popleft()
             self._left.popleft()
-        self.erle_db = 10.0 * math.log10(max(sum(self._mic), 1e-9) / max(sum(self._left), 1e-9))
+        self.erle_db = ratio_db(sum(self._mic), sum(self._left))
         if self.erle_db < self.floor_db:
             self._below_ms += chunk_ms
             self._above_ms = 0

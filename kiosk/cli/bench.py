@@ -6,6 +6,7 @@ import argparse
 import json
 
 from kiosk.cli.common import Subparsers, cli_config
+from kiosk.cpus import available
 
 
 def register(sub: Subparsers) -> None:
@@ -49,7 +50,6 @@ def register(sub: Subparsers) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    cpus = None
     if args.cpus is not None:
         from kiosk.cpus import pin
         from kiosk.errors import KioskError
@@ -57,7 +57,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if args.what not in ("voice", "brain"):
             raise KioskError("bench", f"--cpus is for bench voice and bench brain, not "
                                       f"{args.what}", "drop --cpus")
-        cpus = len(pin(args.cpus))  # before any engine is made: they size themselves to it
+        pin(args.cpus)  # before any engine is made: they size themselves to it
     if args.what == "fleet":
         from kiosk.bench import fleet as bench_fleet
 
@@ -69,7 +69,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         report = bench_voice.run(cli_config(args), args.lang, args.utterances, args.noise_db,
                                  args.timed, args.paused)
-        report["cpus"] = cpus if cpus is not None else _cores()
+        report["cpus"] = available()  # the pinned cores, else all the process may use
         print(json.dumps(report) if args.json else json.dumps(report, indent=1))
         return 0
     if args.what == "echo":
@@ -105,12 +105,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     cfg = cli_config(args)
     report = bench_brain.run(cfg, pages=args.pages, turns=args.turns)
-    report["cpus"] = cpus if cpus is not None else _cores()
+    report["cpus"] = available()
     print(json.dumps(report) if args.json else bench_brain.format_report(report))
     return 0
-
-
-def _cores() -> int:
-    from kiosk.cpus import available
-
-    return available()
