@@ -10,6 +10,7 @@ and off-topic answers, and a last row of the worst real site for each column.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,18 +30,61 @@ KINDS = ("independent", "immediate", "distant", "situational", "site", "ellipsis
          "long_detail")
 
 
+# Key facts this project wrote for sets that came without them (kiosk/bench/keys/SOURCE.md).
+KEYS_DIR = Path(__file__).resolve().parent / "bench" / "keys"
+
+
 @dataclass(frozen=True)
 class DialogueSet:
     name: str
     site: Path
     dialogues: tuple[Path, ...]
+    keys: Path | None = None
 
     @property
     def venue(self) -> bool:
         return not self.name.startswith(NOT_A_VENUE)
 
     def load(self) -> list[Dialogue]:
-        return [d for path in self.dialogues for d in load_dialogues(path)]
+        dialogues = [d for path in self.dialogues for d in load_dialogues(path)]
+        return add_keys(dialogues, self.keys) if self.keys is not None else dialogues
+
+
+def add_keys(dialogues: list[Dialogue], path: Path) -> list[Dialogue]:
+    """The key facts of `path` (lines of id, turn, user, key) on the turns that have none;
+    a line whose turn is missing or says other words is an error, never a key on the wrong
+    turn."""
+    keys: dict[tuple[str, int], tuple[str, tuple[tuple[str, ...], ...]]] = {}
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            key = tuple(tuple(str(alt) for alt in group) for group in raw["key"])
+            keys[(str(raw["id"]), int(raw["turn"]))] = (str(raw["user"]), key)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise KioskError("eval", f"{path}:{lineno}: not a key line ({exc!r})",
+                             "each line: {\"id\", \"turn\", \"user\", \"key\"}") from exc
+    out = []
+    for dialogue in dialogues:
+        turns = list(dialogue.turns)
+        for pos, turn in enumerate(turns):
+            found = keys.pop((dialogue.dialogue_id, pos), None)
+            if found is None:
+                continue
+            if found[0] != turn.user or turn.expect is None:
+                raise KioskError("eval", f"{path}: the key of {dialogue.dialogue_id} turn {pos} "
+                                 f"is for {found[0]!r}, the turn says {turn.user!r}"
+                                 + ("" if turn.expect else " and expects no page"),
+                                 "write the key for the turn's own words")
+            if turn.key is None:
+                turns[pos] = dataclasses.replace(turn, key=found[1])
+        out.append(dataclasses.replace(dialogue, turns=tuple(turns)))
+    if keys:
+        missing = ", ".join(f"{i} turn {t}" for i, t in sorted(keys))
+        raise KioskError("eval", f"{path}: no such turn for {missing}",
+                         "key lines name a dialogue id and a 0-based turn of the set")
+    return out
 
 
 def default_bench_dir() -> Path:
@@ -59,7 +103,9 @@ def find_sets(bench: Path, names: list[str] | None = None) -> list[DialogueSet]:
         if not main.is_file() or not (folder / "site").is_dir():
             continue
         extra = (folder / "offtopic.jsonl",) if (folder / "offtopic.jsonl").is_file() else ()
-        sets.append(DialogueSet(folder.name, folder / "site", (main, *extra)))
+        keys = KEYS_DIR / f"{folder.name}.jsonl"
+        sets.append(DialogueSet(folder.name, folder / "site", (main, *extra),
+                                keys if keys.is_file() else None))
     for lang in ("en", "ja"):
         sets.append(DialogueSet(f"demo-{lang}", DEMO_SITE,
                                 (DEMO_DIR / "dialogues" / f"{lang}.jsonl",)))

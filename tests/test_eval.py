@@ -8,6 +8,8 @@ import pytest
 from kiosk.brain import Brain
 from kiosk.errors import KioskError
 from kiosk.eval import (
+    Dialogue,
+    Turn,
     evaluate,
     format_misses,
     format_table,
@@ -228,3 +230,29 @@ def test_all_sets_in_one_table_with_the_worst_venue(tmp_path: Path) -> None:
     assert "worst venue" in text and "alpha-en" in text
     with pytest.raises(KioskError, match="no dialogue sets"):
         find_sets(tmp_path / "nowhere")
+
+
+def test_key_facts_written_for_a_set_land_on_their_own_turns(tmp_path: Path) -> None:
+    """Keys kept beside a read-only set (kiosk/bench/keys) join the turns they name; a line
+    for another utterance, or for a turn that does not exist, is an error naming the line's
+    turn, never a key on the wrong turn; a turn's own key wins."""
+    from kiosk.evalsets import add_keys
+
+    dialogue = Dialogue("d1", "en", (
+        Turn("hi", None, None, "act", "greeting", None, None),
+        Turn("when do you open", None, ("hours.md",), "independent", None, None, None),
+        Turn("and on sundays", None, ("hours.md",), "immediate", None, None, None,
+             key=(("noon",),)),
+    ))
+    keys = tmp_path / "keys.jsonl"
+    lines = [{"id": "d1", "turn": 1, "user": "when do you open", "key": [["9", "nine"]]},
+             {"id": "d1", "turn": 2, "user": "and on sundays", "key": [["closed"]]}]
+    keys.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    (keyed,) = add_keys([dialogue], keys)
+    assert [t.key for t in keyed.turns] == [None, (("9", "nine"),), (("noon",),)]
+    keys.write_text(json.dumps({**lines[0], "user": "where is the cafe"}) + "\n")
+    with pytest.raises(KioskError, match="d1 turn 1 is for 'where is the cafe'"):
+        add_keys([dialogue], keys)
+    keys.write_text(json.dumps({**lines[0], "turn": 7}) + "\n")
+    with pytest.raises(KioskError, match="no such turn for d1 turn 7"):
+        add_keys([dialogue], keys)
