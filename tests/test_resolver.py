@@ -478,6 +478,23 @@ def test_distant_clue_found_by_meaning_when_no_2gram_matches() -> None:
     assert analyze(utterance, EN_HISTORY, lex, P, (0.55, 0.6, 0.58)).kind != DISTANT
 
 
+def test_distant_meaning_leads_over_another_page_not_over_the_same_page_s_follow_up() -> None:
+    """A topic asked about and followed up ("what time does the robot show start" | "how long
+    is it") is two exchanges of one page, equally close in meaning to "the drawing one from
+    before": the lead is measured over the best exchange of another page, and the first of
+    the two is taken (with the raw runner-up the two tied and nothing was picked)."""
+    lex = load_lexicon("en")
+    history = (*EN_HISTORY[:2],
+               Exchange("how long is it", "About twenty minutes.", "en",
+                        page_id="en/robot-lab.md", page_title="Robot Lab"),
+               EN_HISTORY[2])
+    utterance = "going back to the drawing one from before can kids join"
+    a = analyze(utterance, history, lex, P, (0.2, 0.6, 0.6, 0.25))
+    assert a.kind == DISTANT and a.distant_index == 1
+    # another page as close: no lead, no guess
+    assert analyze(utterance, history, lex, P, (0.2, 0.6, 0.6, 0.58)).kind != DISTANT
+
+
 # The ads talked about over two exchanges, then a question on ad blockers (another page) that
 # also names the ads: "back to the ads from earlier" means the first topic.
 ADS_HISTORY = (

@@ -345,7 +345,12 @@ def _clue_found(clue: str, history: History, candidates: list[int], params: Reso
     # Ties go to the earliest exchange: the one that introduced the topic.
     scored.sort(key=lambda t: (-t[0], t[2]))
     best, lexical, index = scored[0]
-    runner_up = scored[1][0] if len(scored) > 1 else 0.0
+    # The lead is over the best exchange of another page: two exchanges on one page (a
+    # question and its follow-up) hold the same page's meaning and would tie, and either one
+    # means that page.
+    page = history[index].page_id
+    runner_up = next((t[0] for t in scored[1:]
+                      if page is None or history[t[2]].page_id != page), 0.0)
     if lexical >= params.distant_min_overlap:
         return _on_topic_page(scored, history)
     if similarity is not None and best - runner_up >= params.distant_margin:
