@@ -658,6 +658,9 @@ def test_this_with_a_page_noun_names_the_page_on_screen(lang: str, utterance: st
     ("ja", "さっきの恐竜の化石の話だけど触ってもいいの", "恐竜 化石"),
     ("ja", "駐車場の話に戻るけど土曜日は混むの", "駐車 車場"),
     ("ja", "さっきの広告の話", "広告"),
+    # "you mentioned first" is one marker ("first" is no topic), "the X one" names X
+    ("en", "the map one you mentioned first how long does that take", "map"),
+    ("en", "the evaluation one from earlier does that involve the public at all", "evaluation"),
 ])
 def test_the_distant_clue_is_the_topic_beside_the_marker(lang: str, utterance: str,
                                                          clue: str) -> None:
