@@ -571,6 +571,24 @@ def test_a_reply_stops_before_what_goes_on_from_an_unsaid_list(tmp_path: Path) -
                     "ActivityPub.")
 
 
+def test_a_short_reply_goes_on_past_an_unsaid_list_to_what_the_section_says_next(
+        tmp_path: Path) -> None:
+    """A help page: one short sentence, a list it cannot say (a lead-in that sounds finished,
+    items too long to join), then the section's advice. Stopped at the list, the reply said
+    only that security matters; a reply of one short sentence goes on to the advice (one
+    that leans on the list, "And many more", still stops: the test above)."""
+    items = "".join(f"- Item {n} is a long example line that runs on for more than twenty-five "
+                    "words so that no list of these could ever be joined into one spoken "
+                    "sentence by the reply at all\n" for n in range(3))
+    (tmp_path / "page.md").write_text(
+        "# Protect your account\nKeeping your account secure helps prevent identity theft.\n"
+        f"Examples of what to watch for.\n\n{items}\nCreate longer passwords with a mix of "
+        "letters, numbers, and symbols.\n", encoding="utf-8")
+    said = _said_from_first_chunk(tmp_path, "page.md", "how can i keep my account secure", "en")
+    assert said.endswith("Create longer passwords with a mix of letters, numbers, and symbols.")
+    assert said.startswith("Keeping your account secure")
+
+
 def test_a_lead_in_to_one_address_is_said_with_it() -> None:
     """EuroPython's contacts: "please contact the sponsoring team:" and one item, the e-mail
     address. A list introduction is not said, nor a bare item, so the page said nothing about

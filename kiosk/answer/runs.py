@@ -3,9 +3,11 @@ spoken length, with the sentence it leans on, without a connective that points a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kiosk.answer.params import AnswerParams
 from kiosk.answer.sentences import terms_of
-from kiosk.dialogue.lexicon import Lexicon
+from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.resolver import clean
 
 
@@ -15,16 +17,24 @@ def _fits(lang: str, chosen: list[str], extra: str, params: AnswerParams) -> boo
 
 
 def run_from(sents: list[str], heads: list[str], start: int, lang: str, params: AnswerParams,
-             stops: frozenset[int] = frozenset()) -> tuple[int, ...]:
+             stops: frozenset[int] = frozenset(), gaps: frozenset[int] = frozenset()
+             ) -> tuple[int, ...]:
     """Consecutive sentences from start under the same heading, as many as fit the spoken
     length and params.max_sentences (at least one). A sentence that says again what one
     picked said (a page's description, then its first line in other words) is passed over;
-    one of `stops` after the first ends the run."""
+    one of `stops` after the first ends the run, and one of `gaps` (after something unsaid)
+    ends it once it says half of what a reply may, or when it leans on what was unsaid ("And
+    many more, ..."): a reply of one short sentence goes on past a list it could not say to
+    what the section says next ("Create longer passwords ...")."""
     picked: list[int] = []
     for i in range(start, len(sents)):
         full = (len(picked) >= params.max_sentences
                 or not _fits(lang, [sents[j] for j in picked], sents[i], params))
-        if picked and (full or heads[i] != heads[start] or i in stops):
+        half = not _fits(lang, [sents[j] for j in picked], "", replace(
+            params, max_reply_chars_en=params.max_reply_chars_en // 2,
+            max_reply_chars_ja=params.max_reply_chars_ja // 2))
+        if picked and (full or heads[i] != heads[start] or i in stops
+                       or (i in gaps and (half or leans_back(sents[i], load_lexicon(lang))))):
             break
         if not any(_restates(sents[i], sents[j], lang) for j in picked):
             picked.append(i)
@@ -153,7 +163,7 @@ def say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
     # ご覧ください) ends the answer before it: it says nothing, and what comes after it is
     # another paragraph (reply F1 +0.001 / +0.001 on the real-site sets; passed over instead,
     # the run went on into the next paragraph: -0.002 / 0)
-    picked = run_from(sents, heads, start, lex.lang, params, announcing(sents, lex) | gaps)
+    picked = run_from(sents, heads, start, lex.lang, params, announcing(sents, lex), gaps)
     said = list(sents)
     said[start] = _without_connective(sents[start], lex)
     return picked, speak(said, picked, lex.lang)
