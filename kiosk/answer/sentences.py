@@ -8,7 +8,7 @@ from functools import lru_cache
 from kiosk.answer.lists import list_sentences
 from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams
 from kiosk.answer.shapes import shapes_of
-from kiosk.answer.speakable import speakable
+from kiosk.answer.speakable import say_name, speakable
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.retrieval.index import SiteIndex
 from kiosk.text import SENTENCE_END_EN as _END_EN
@@ -96,7 +96,10 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...],
         # than "that's all the page says" about a page that says something.
         lex = load_lexicon(lang)
         for pos, (text, heading, *_) in enumerate(chunks):
-            names = [line.strip() for line in text.splitlines() if line.strip()]
+            # (a name with a dot, "Misskey.py", is said with it: "Misskey dot py")
+            named = (say_name(line.strip(), lex.replies["name_dot"])
+                     for line in text.splitlines() if line.strip())
+            names = [name for name in named if name]
             if heading.strip() and 1 <= len(names) <= params.list_items_max:
                 colon, end = ("：", "。") if lang == "ja" else (": ", ".")
                 out.append(f"{heading.strip()}{colon}{lex.replies['list_join'].join(names)}{end}")

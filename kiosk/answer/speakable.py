@@ -91,6 +91,16 @@ _UNSEEN = re.compile(r"\b(?:(?:the |this )?(?:figure|image|screenshot|diagram|pi
                      r"スクリーンショット|表|イラスト|写真)|図[0-9０-９]+|スクリーンショット", re.I)
 
 
+def say_name(name: str, dot: str) -> str | None:
+    """A bare name as it can be said (a library's "Misskey.py" with its dot said as a word:
+    "Misskey dot py"), or None when it holds what no listener can take in: a link, code
+    characters, a run of symbols."""
+    name = _FILE_NAME.sub(lambda m: m.group(0).replace(".", dot), name)
+    if (URL.search(name) or any(ch in name for ch in "{}<>=|`") or _SYMBOL_RUN.search(name)):
+        return None
+    return name
+
+
 def speakable(sentence: str, lang: str) -> str | None:
     """The sentence as it can be spoken, or None when it is not prose: an address, a link or a
     label (no sentence end), a heading or list item, an introduction to a list (ends with a
