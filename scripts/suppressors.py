@@ -98,7 +98,8 @@ class _At48k:
             out.append(np.convolve(data, self._h, mode="valid")[::UP])
         if not out:
             return np.zeros(0, dtype=np.int16)
-        return np.clip(np.rint(np.concatenate(out)), -32768, 32767).astype(np.int16)
+        said: Samples = np.clip(np.rint(np.concatenate(out)), -32768, 32767).astype(np.int16)
+        return said
 
     def clear(self) -> None:
         self._framed.clear()
