@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from kiosk.audio.echo import speexdsp_library
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.errors import KioskError
 
@@ -126,17 +127,7 @@ class SpeexSuppressor:
     delay_samples = FRAME_SAMPLES  # its window reaches one frame back
 
     def __init__(self, suppress_db: int = -15) -> None:
-        path = ctypes.util.find_library("speexdsp")
-        if path is None:
-            raise KioskError("audio", "noise suppressor speex: libspeexdsp not found",
-                             "install it: apt-get install libspeexdsp1")
-        lib = ctypes.CDLL(path)
-        lib.speex_preprocess_state_init.restype = ctypes.c_void_p
-        lib.speex_preprocess_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
-        lib.speex_preprocess_state_destroy.argtypes = [ctypes.c_void_p]
-        lib.speex_preprocess_ctl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
-        lib.speex_preprocess_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self._lib = lib
+        self._lib = speexdsp_library()  # the echo canceller's: the same library, declared
         self._suppress_db = suppress_db
         self._state: int | None = None
         self._framed = _Framed()

@@ -42,7 +42,8 @@ def speex_available() -> bool:
     return ctypes.util.find_library("speexdsp") is not None
 
 
-def _library() -> Any:
+def speexdsp_library() -> Any:
+    """libspeexdsp with the echo canceller's and the preprocessor's signatures declared."""
     name = ctypes.util.find_library("speexdsp")
     if name is None:
         raise KioskError("echo", "echo.mode speex needs libspeexdsp, which is not installed",
@@ -139,7 +140,7 @@ class SpeexCanceller:
     def __init__(self, filter_length_ms: int = 256, delay_ms: int = 0, *,
                  suppress: bool = True, loudspeaker: SaturationEstimator | None = None,
                  average_s: float = 5.0) -> None:
-        self._lib = _library()
+        self._lib = speexdsp_library()
         # learns the loudspeaker's soft clipping; None: the reference is used as played
         self.loudspeaker = loudspeaker
         taps = RATE_HZ * filter_length_ms // 1000
