@@ -3,17 +3,15 @@ spoken length, with the sentence it leans on, without a connective that points a
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from kiosk.answer.params import AnswerParams
 from kiosk.answer.sentences import terms_of
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.resolver import clean
 
 
-def _fits(lang: str, chosen: list[str], extra: str, params: AnswerParams) -> bool:
+def _fits(lang: str, chosen: list[str], extra: str, limit: int) -> bool:
     sep = "" if lang == "ja" else " "
-    return len(sep.join([*chosen, extra])) <= params.max_reply_chars(lang)
+    return len(sep.join([*chosen, extra])) <= limit
 
 
 def run_from(sents: list[str], heads: list[str], start: int, lang: str, params: AnswerParams,
@@ -26,13 +24,12 @@ def run_from(sents: list[str], heads: list[str], start: int, lang: str, params: 
     ends it once it says half of what a reply may, or when it leans on what was unsaid ("And
     many more, ..."): a reply of one short sentence goes on past a list it could not say to
     what the section says next ("Create longer passwords ...")."""
+    limit = params.max_reply_chars(lang)
     picked: list[int] = []
     for i in range(start, len(sents)):
-        full = (len(picked) >= params.max_sentences
-                or not _fits(lang, [sents[j] for j in picked], sents[i], params))
-        half = not _fits(lang, [sents[j] for j in picked], "", replace(
-            params, max_reply_chars_en=params.max_reply_chars_en // 2,
-            max_reply_chars_ja=params.max_reply_chars_ja // 2))
+        chosen = [sents[j] for j in picked]
+        full = len(picked) >= params.max_sentences or not _fits(lang, chosen, sents[i], limit)
+        half = not _fits(lang, chosen, "", limit // 2)
         if picked and (full or heads[i] != heads[start] or i in stops
                        or (i in gaps and (half or leans_back(sents[i], load_lexicon(lang))))):
             break

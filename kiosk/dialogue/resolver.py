@@ -242,7 +242,8 @@ def _clue_head(text: str, lex: Lexicon) -> str:
     if lex.word_boundaries:
         # the longest marker where several start at one word: "you mentioned first" is one
         # marker, or "first" would be taken for the topic ("the map one you mentioned first")
-        markers = sorted({*markers, *lex.find(text, lex.first)}, key=lambda m: -len(m.split()))
+        markers = sorted(dict.fromkeys([*markers, *lex.find(text, lex.first)]),
+                         key=lambda m: -len(m.split()))
         words = text.split()
         for start in range(len(words)):
             for marker in markers:
