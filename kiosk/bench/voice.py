@@ -313,6 +313,21 @@ def _timed(cfg: Config, asked: list[Samples], brain: Any, vad: VoiceActivity, as
     return turns
 
 
+def heard_recordings(tts: Any, texts: list[str], noise_db: float | None,
+                     rng: np.random.Generator
+                     ) -> tuple[list[Samples], list[Samples], list[tuple[str, Samples]]]:
+    """The bench's recordings of these questions: each said by the project's voice, then by
+    the other voice (higher, quicker), under babble of all of them at `noise_db` (none when
+    None), in that order: (the first voice's, the babble pool, each text with its mix)."""
+    said = [spoken(tts, text) for text in texts]
+    second = [other_voice(s) for s in said]
+    pool = said + second
+    mixed = [(text, _noisy(samples, pool, noise_db, rng))
+             for text, voice_a, voice_b in zip(texts, said, second, strict=True)
+             for samples in (voice_a, voice_b)]
+    return said, pool, mixed
+
+
 def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | None = None,
         timed: int = 8, with_pause: int | None = None) -> dict[str, Any]:
     """`with_pause`: how many questions are said with a pause for the turn-taking figures (all
@@ -336,17 +351,14 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
            and lang in auto.models else recognizer(fixed))
     rng = np.random.default_rng(11)
     dialogues = _dialogues(lang, utterances)
-    texts = [t.user for d in dialogues for t in d.turns]
-    said = [spoken(tts, text) for text in texts]
-    second = [other_voice(s) for s in said]
-    pool = said + second
+    said, pool, recordings = heard_recordings(
+        tts, [t.user for d in dialogues for t in d.turns], noise_db, rng)
     pairs: list[tuple[str, str]] = []
     heard: dict[str, str] = {}
-    for text, voice_a, voice_b in zip(texts, said, second, strict=True):
-        for samples in (voice_a, voice_b):
-            hyp = _recognize(asr, _noisy(samples, pool, noise_db, rng))
-            pairs.append((text, hyp))
-            heard.setdefault(text, hyp)  # the first voice's transcript goes to the brain
+    for text, samples in recordings:
+        hyp = _recognize(asr, samples)
+        pairs.append((text, hyp))
+        heard.setdefault(text, hyp)  # the first voice's transcript goes to the brain
     detection: dict[str, Any] = {}
     if isinstance(auto, WhisperRecognizer) and len(auto.models) > 1:
         # brain.language auto: each utterance's language told on Whisper base's encoding
