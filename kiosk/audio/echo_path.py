@@ -148,6 +148,16 @@ class Restorable(Protocol):
         ...
 
 
+def learnt_path(canceller: Restorable, key: PathKey, at_s: float,
+                last_start: LastStart | None = None) -> EchoPath | None:
+    """What is worth keeping of the canceller's learnt path now; None before it converged."""
+    learnt = canceller.learnt()
+    if learnt is None:
+        return None
+    taps, loudspeaker, erle = learnt
+    return EchoPath(key, taps, loudspeaker, erle, at_s, last_start)
+
+
 @dataclass
 class EchoMemory:
     """Restores the saved path at start and saves the learnt one after convergence, every
@@ -210,7 +220,7 @@ class EchoMemory:
 
     def _save(self, canceller: Restorable, *, keep_old: bool = False) -> None:
         """`keep_old`: only the last start changes when nothing new has been learnt."""
-        learnt = canceller.learnt()
+        learnt = learnt_path(canceller, self.key, self.clock(), self._last_start)
         if learnt is None:
             saved = self._restored
             if not keep_old or saved is None:
@@ -218,9 +228,8 @@ class EchoMemory:
             path = EchoPath(saved.key, saved.taps, saved.loudspeaker, saved.erle_db,
                             saved.saved_at_s, self._last_start)
         else:
-            taps, loudspeaker, erle = learnt
-            path = EchoPath(self.key, taps, loudspeaker, erle, self.clock(), self._last_start)
-            self._last_save_s = self.clock()
+            path = learnt
+            self._last_save_s = learnt.saved_at_s
         try:
             save(self.file, path)
         except OSError as exc:

@@ -38,7 +38,7 @@ from kiosk.audio.echo import (
     speex_canceller,
 )
 from kiosk.audio.echo_filter import notch_signal
-from kiosk.audio.echo_path import EchoPath, PathKey
+from kiosk.audio.echo_path import EchoPath, PathKey, learnt_path
 from kiosk.audio.format import CHUNK_MS, CHUNK_SAMPLES, RATE_HZ, AudioChunk, Samples, chunks
 from kiosk.audio.guard import EchoGuard, GuardParams
 from kiosk.audio.hearing import Hearing
@@ -160,11 +160,7 @@ MOVED_S = 20.0  # a moved loudspeaker: this much of the avatar alone, a wrong pa
 
 def saved_path(canceller: SpeexCanceller) -> EchoPath | None:
     """What the appliance would have saved from this canceller."""
-    learnt = canceller.learnt()
-    if learnt is None:
-        return None
-    taps, loudspeaker, erle = learnt
-    return EchoPath(BENCH_KEY, taps, loudspeaker, erle, 0.0)
+    return learnt_path(canceller, BENCH_KEY, 0.0)
 
 
 def moved(material: Material, path: Path, wrong: EchoPath, vad: SileroVad, asr: Recognizer,
