@@ -76,6 +76,21 @@ class GateDecision:
 
 
 @dataclass(frozen=True)
+class ScopeCheck:
+    """Whether a question is one no page answers, and what the bare search said of it
+    (kiosk.answer.declines.out_of_scope): its best chunk's peak, meaning and words, its best
+    page's score (None: it points at something, so it is not judged alone) and its length."""
+
+    declined: bool
+    refused: bool = False  # a request never answered (`[answer] refuse`)
+    peak: float | None = None
+    dense: float | None = None
+    lexical: float | None = None
+    best_page: float | None = None
+    tokens: int | None = None
+
+
+@dataclass(frozen=True)
 class TurnResult:
     utterance: str
     lang: str
@@ -86,6 +101,7 @@ class TurnResult:
     bare_confidence: tuple[float, float] | None
     elapsed_ms: float
     gate: GateDecision | None = None
+    scope: ScopeCheck | None = None  # None: the question was not one the site may not cover
 
     @property
     def ranking(self) -> list[str]:
@@ -215,29 +231,41 @@ class Brain:
         out: npt.NDArray[np.float32] = np.clip(coverage / best, 0.0, 1.0).astype(np.float32)
         return out
 
-    def _declines(self, history: History, analysis: Analysis, resolution: Resolution,
-                  lang: str, lex: Lexicon,
-                  bare: tuple[Scores, list[PageHit]] | None) -> bool:
+    def _scope(self, history: History, analysis: Analysis, resolution: Resolution,
+               lang: str, lex: Lexicon,
+               bare: tuple[Scores, list[PageHit]] | None) -> ScopeCheck | None:
         """Whether a question is one no page answers, by the bare search's evidence. Only a
         question that carries its own words and points at nothing said before can tell:
         "how much is it" leans on the last exchange, a distant reference or a rejection names
         the conversation itself. A follow-up to a question the site did not answer ("will it
         rain this afternoon" after the weather), or answered only weakly (the zoo's admission
         -> a page that shares the word), leans on nothing here: it stands alone.
-        Requests never answered (`[answer] refuse`) are declined whatever they point at."""
+        Requests never answered (`[answer] refuse`) are declined whatever they point at.
+        None: the question is not one to judge so."""
         if lex.find(analysis.text, lex.refuse):
-            return True
+            return ScopeCheck(declined=True, refused=True)
         orphan = resolution.kind in (IMMEDIATE, ELLIPSIS) and self._leans_on_nothing(
             _last_about_venue(history), analysis.utterance)
+        # Without words of its own a question still stands alone when nothing said before
+        # joins its search ("暇なの", "おなかすいた": no noun the site knows): the bare
+        # search's evidence is the whole of what it would be answered from.
+        searched_bare = (resolution.kind == INDEPENDENT
+                         and resolution.query == SearchQuery.of(analysis.utterance))
         if ((resolution.kind not in (INDEPENDENT, ELLIPSIS) and not orphan)
-                or analysis.rejection or not analysis.has_own_content):
-            return False
+                or analysis.rejection or not (analysis.has_own_content or searched_bare)):
+            return None
         scores, hits = bare or self._bare(analysis.utterance, lang)
         # The best page's score speaks for a question that stands alone and points at nothing
         # (an ellipsis scores low by nature; "this" may mean the page on screen).
         alone = orphan or (resolution.kind == INDEPENDENT and not resolution.anchors)
         best = (hits[0].score if hits else 0.0) if alone else None
-        return out_of_scope(scores.evidence, analysis.text, lex, self.params.answer, best)
+        tokens = self.embedder.token_count(analysis.utterance)
+        evidence = scores.evidence
+        return ScopeCheck(
+            out_of_scope(evidence, analysis.text, lex, self.params.answer, best, tokens),
+            peak=evidence.peak if evidence else None,
+            dense=evidence.dense if evidence else None,
+            lexical=evidence.lexical if evidence else None, best_page=best, tokens=tokens)
 
     def _leans_on_nothing(self, last: Exchange | None, utterance: str) -> bool:
         """Whether a follow-up's last exchange gives it nothing to lean on: it answered from no
@@ -426,6 +454,7 @@ class Brain:
                                      pool=0, band=0.0, anchors=(), topic_power=0.0)
         hits: list[PageHit]
         declined = False
+        scope: ScopeCheck | None = None
         if resolution.kind == REPEAT:
             said = history[resolution.context_from[0]] if resolution.context_from else None
             info = self.index.page(said.page_id) if said and said.page_id else None
@@ -438,9 +467,11 @@ class Brain:
             hits = [PageHit(overview[0].page_id, 1.0, overview[0].first_chunk)] if overview else []
         elif resolution.query is None:
             hits = []
-        elif declined := self._declines(history, analysis, resolution, lang, lex,
-                            bare := bare or self._bare_if_alone(analysis, resolution, lang)):
-            hits = []  # nothing on the site is about it: said so below
+        elif (scope := self._scope(history, analysis, resolution, lang, lex,
+                                   bare := bare or self._bare_if_alone(analysis, resolution,
+                                                                       lang))) is not None \
+                and scope.declined:
+            declined, hits = True, []  # nothing on the site is about it: said so below
         elif (bare is not None and not resolution.anchors
               and resolution.query == SearchQuery.of(analysis.utterance)):
             hits = bare[1]
@@ -479,7 +510,7 @@ class Brain:
             reply = replace(reply, page_id=None)
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         return TurnResult(utterance, lang, analysis, resolution, hits, reply, bare_conf,
-                          elapsed_ms, gate)
+                          elapsed_ms, gate, scope)
 
     def _safety_unanswered(self, analysis: Analysis, resolution: Resolution,
                            hits: list[PageHit], lex: Lexicon, declined: bool) -> bool:

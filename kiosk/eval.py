@@ -20,7 +20,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -397,6 +397,9 @@ def evaluate(brain: Brain, dialogues: list[Dialogue],
                                          for k, v in result.gate.features.items()},
                             "p_alone": result.gate.p_alone, "alone": result.gate.alone,
                             "shares": result.gate.shares},
+                        "scope": None if result.scope is None else {
+                            k: round(v, 4) if isinstance(v, float) else v
+                            for k, v in asdict(result.scope).items()},
                     })
             records.append(record)
         if progress is not None:

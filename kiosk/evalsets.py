@@ -32,6 +32,14 @@ KINDS = ("independent", "immediate", "distant", "situational", "site", "ellipsis
 
 # Key facts this project wrote for sets that came without them (kiosk/bench/keys/SOURCE.md).
 KEYS_DIR = Path(__file__).resolve().parent / "bench" / "keys"
+# Chit-chat asked of every real site in its language (kiosk/bench/offtopic/SOURCE.md).
+CHAT_DIR = Path(__file__).resolve().parent / "bench" / "offtopic"
+
+
+def chat_dialogues(lang: str) -> list[Dialogue]:
+    """The project's chit-chat questions in this language (none: an empty list)."""
+    path = CHAT_DIR / f"{lang}.jsonl"
+    return load_dialogues(path) if path.is_file() else []
 
 
 @dataclass(frozen=True)
@@ -147,8 +155,16 @@ def evaluate_all(cfg: Config, sets: list[DialogueSet],
     for dialogue_set in sets:
         gate = (gates or {}).get(dialogue_set.name, "default")
         brain = _brain_for(cfg, dialogue_set.site, gate, features)
-        reports[dialogue_set.name] = evaluate(brain, dialogue_set.load())
-        reports[dialogue_set.name]["venue"] = dialogue_set.venue
+        dialogues = dialogue_set.load()
+        report = evaluate(brain, dialogues)
+        report["venue"] = dialogue_set.venue
+        chat = chat_dialogues(dialogues[0].lang) if dialogue_set.venue and dialogues else []
+        if chat:
+            asked = evaluate(brain, chat)
+            report["chat"] = {
+                "answered": asked["strategies"]["resolved"]["offtopic_false_answers"],
+                "turns": asked["turns"]}
+        reports[dialogue_set.name] = report
         if progress is not None:
             progress(dialogue_set.name)
     return {"sets": reports, "summary": summary(reports)}
@@ -169,6 +185,7 @@ def _row(report: dict[str, Any]) -> dict[str, Any]:
     for key in ("key_hit", "reply_f1", "unspeakable", "offtopic_false_answers",
                 "false_refusals"):
         row[key] = resolved.get(key)
+    row["chat_answered"] = report["chat"]["answered"] if "chat" in report else None
     return row
 
 
@@ -184,7 +201,8 @@ def summary(reports: dict[str, Any]) -> dict[str, Any]:
                   if rows[name].get(column) is not None]
         if not values:
             continue
-        higher_is_worse = column in ("unspeakable", "offtopic_false_answers", "false_refusals")
+        higher_is_worse = column in ("unspeakable", "offtopic_false_answers", "false_refusals",
+                                     "chat_answered")
         value, name = max(values) if higher_is_worse else min(values)
         worst[column] = {"value": value, "set": name}
     return {"rows": rows, "worst": worst}
@@ -194,7 +212,8 @@ _COLUMNS = (("raw", "raw"), ("seed", "seed"), ("resolved", "RESOLVED"),
             ("oracle_ref", "or_ref"), ("oracle", "oracle"),
             ("independent", "indep"), ("independent_raw", "(raw)"),
             ("immediate", "immed"), ("distant", "distant"), ("key_hit", "key"),
-            ("reply_f1", "F1"), ("unspeakable", "unspk"), ("offtopic_false_answers", "offtop"))
+            ("reply_f1", "F1"), ("unspeakable", "unspk"), ("offtopic_false_answers", "offtop"),
+            ("chat_answered", "chat"))
 
 
 def format_summary(result: dict[str, Any]) -> str:
@@ -214,7 +233,8 @@ def format_summary(result: dict[str, Any]) -> str:
                  + "".join(cell(worst.get(column, {}).get("value")) for column, _ in _COLUMNS))
     lines.append("(page top-1 by strategy; by kind: the brain's top-1 (indep: raw beside it); "
                  "key: key facts said; F1: reply vs reference; unspk: replies a listener "
-                 "could not take in; offtop: off-topic questions answered)")
+                 "could not take in; offtop: off-topic questions answered; chat: the project's "
+                 "chit-chat questions answered, kiosk/bench/offtopic)")
     return "\n".join(lines)
 
 

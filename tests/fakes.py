@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 
 from kiosk.audio.format import RATE_HZ, Samples, to_int16
-from kiosk.retrieval.embedder import Vectors
+from kiosk.retrieval.embedder import Vectors, rough_token_count
 from kiosk.text import terms
 
 
@@ -44,6 +44,9 @@ class HashingEmbedder:
 
     def embed_passages(self, texts: list[str]) -> Vectors:
         return self._embed(texts)
+
+    def token_count(self, text: str) -> int:
+        return rough_token_count(text)
 
 
 class EnergyVad:

@@ -891,6 +891,27 @@ def test_a_question_none_of_whose_words_the_site_holds_is_declined_however_one_c
     assert not out_of_scope(no_words, "駐車場はありますか", lex, params)
 
 
+def test_a_short_question_under_the_page_floor_is_declined_however_one_chunk_stands_out(
+        ) -> None:
+    """misskey-ja: タバコはどこで買える (7 tokens) shares a word with a post on Twitter, whose
+    chunk stands 3.8 deviations above the site's; its best page scores 0.16. The peak speaks
+    for a long story around a real question (CAsT's openings, 12 tokens and more, whose words
+    the story dilutes); a question of a few words is diluted by nothing."""
+    lex = load_lexicon("ja")
+    params = AnswerParams()
+    standing = Evidence(peak=3.76, dense=0.314, lexical=0.166)
+    assert out_of_scope(standing, "タバコはどこで買える", lex, params, best_page=0.157, tokens=7)
+    story = "I remember there was a global coffee shortage some time ago. Can you tell me why?"
+    assert not out_of_scope(standing, story, load_lexicon("en"), params, best_page=0.157,
+                            tokens=21)
+    # without its length, or with a page score that is no guess, the peak keeps it answered
+    assert not out_of_scope(standing, "タバコはどこで買える", lex, params, best_page=0.157)
+    assert not out_of_scope(standing, "タバコはどこで買える", lex, params, best_page=0.26,
+                            tokens=7)
+    assert not out_of_scope(standing, "タバコはどこで買える", lex,
+                            replace(params, scope_story_tokens=7), best_page=0.157, tokens=7)
+
+
 def test_a_question_heading_is_answered_by_the_sentence_that_opens_its_section(
         tmp_path: Path) -> None:
     """The visitor's words are in a heading ("What if I need care while traveling?") and,

@@ -223,9 +223,10 @@ def test_a_question_the_site_barely_touches_is_declined_however_one_chunk_stands
     utterance = "who won the soccer match last night"
     result = brain.respond((), utterance, lang="en")
     assert result.reply.page_id is None and "member of staff" in result.reply.text
-    # (its best chunk is far in meaning too: scope_dense_floor declines it as well)
+    # (its best chunk is far in meaning too: scope_dense_floor declines it as well, and it is
+    # too short to be a long story: scope_story_tokens)
     params = replace(brain.params, answer=replace(brain.params.answer, scope_page_floor=0.0,
-                                                  scope_dense_floor=0.0))
+                                                  scope_dense_floor=0.0, scope_story_tokens=0))
     answered = Brain(brain.index, brain.embedder, params).respond((), utterance, lang="en")
     assert answered.reply.page_id is not None
 
@@ -345,3 +346,19 @@ def test_a_box_on_the_page_is_found_by_what_it_says_on_top(
     html = brain.respond((), "what is the danger here", screen_page="backup.html", lang="en")
     assert html.reply.page_id == "backup.html" and "private notes" in html.reply.text, (
         html.reply.text)
+
+
+def test_a_question_is_counted_in_the_encoders_own_tokens(brain: Brain) -> None:
+    """The length that tells a short question from a long story around one (scope_story_tokens)
+    is the encoder's: e5 counts its SentencePiece pieces; the string graph (muse, no tokenizer
+    here) an estimate of the same scale."""
+    from kiosk.retrieval.embedder import rough_token_count
+
+    count = brain.embedder.token_count
+    story = ("I remember there was a global coffee shortage some time ago. "
+             "Can you tell me why it happened?")
+    for short in ("how much is a book of stamps", "タバコはどこで買える"):
+        assert 3 <= count(short) < 10 <= count(story)
+        assert abs(rough_token_count(short) - count(short)) <= 3
+    if brain.embedder.name == "e5-small-int8":
+        assert count("how much is a book of stamps") == 8

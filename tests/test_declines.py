@@ -177,3 +177,26 @@ def test_an_amount_no_page_states_is_declined(tmp_path: Path) -> None:
     priced = Brain(build_index(tmp_path / "plain", emb), emb, replace(BrainParams(), gate=None))
     tickets = priced.respond((), "how much is a day ticket", None, "en")
     assert tickets.reply.page_id == "tickets.md" and "$12" in tickets.reply.text
+
+
+def test_a_question_without_a_word_the_site_knows_is_still_judged_alone(tmp_path: Path) -> None:
+    """暇なの / おなかすいた ("I'm bored", "I'm hungry"): no noun of the site, so no words of
+    their own to search, which had let them skip the scope check and be answered from
+    whatever page came first. Standing alone, the bare search is all they would be answered
+    from, and it finds nothing: declined, with what the check saw."""
+    emb = HashingEmbedder()
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "hours.md").write_text(
+        "# 開館時間\n\n科学館は午前十時に開館します。月曜日は休館日です。\n", encoding="utf-8")
+    (tmp_path / "site" / "cafe.md").write_text(
+        "# カフェ\n\n一階のカフェでは軽食を販売しています。\n", encoding="utf-8")
+    brain = Brain(build_index(tmp_path / "site", emb), emb, replace(BrainParams(), gate=None))
+    for utterance in ("暇なの", "おなかすいた"):
+        turn = brain.respond((), utterance, None, "ja")
+        assert turn.analysis.strength == 0  # no word of its own
+        assert turn.reply.page_id is None and turn.reply.repair and not turn.ranking
+        assert turn.scope is not None and turn.scope.declined
+        assert turn.scope.best_page is not None and turn.scope.tokens is not None
+    asked = brain.respond((), "カフェの軽食は", None, "ja")
+    assert asked.reply.page_id == "cafe.md" and asked.scope is not None
+    assert not asked.scope.declined

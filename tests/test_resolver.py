@@ -104,6 +104,11 @@ def _history(lang: str) -> tuple[Exchange, ...]:
         ("ja", "ほかに何が聞けるの", SITE, None, False),
         ("ja", "何を聞けばいいの", SITE, None, False),
         ("en", "what topics can you help me with", SITE, None, False),
+        # what a venue offers is the site ("what is there to see" -> the home page) ...
+        ("en", "what is there to see", SITE, None, False),
+        ("ja", "何が見られるの", SITE, None, False),
+        # ... and what the page shown holds, when it names that page
+        ("ja", "このグラフのページって何が見られるの", PAGE, None, False),
         ("en", "what else can kids try there", IMMEDIATE, None, False),
         # immediate: the previous exchange
         ("en", "can you explain that in more detail", IMMEDIATE, None, True),
@@ -384,8 +389,8 @@ def test_acts_are_not_used_as_context() -> None:
 
 
 def test_first_turn_searches_its_own_words() -> None:
-    r = decide(analyze("what is there to see", (), load_lexicon("en"), P), (), P)
-    assert r.query is not None and r.query.segments[0].text == "what is there to see"
+    r = decide(analyze("what is there to eat", (), load_lexicon("en"), P), (), P)
+    assert r.query is not None and r.query.segments[0].text == "what is there to eat"
 
 
 @pytest.mark.parametrize(

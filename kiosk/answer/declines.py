@@ -73,13 +73,18 @@ def site_overview(index: SiteIndex, lex: Lexicon, count: int) -> str:
 
 
 def out_of_scope(evidence: Evidence | None, text: str, lex: Lexicon,
-                 params: AnswerParams, best_page: float | None = None) -> bool:
+                 params: AnswerParams, best_page: float | None = None,
+                 tokens: int | None = None) -> bool:
     """Whether no page should answer: something never answered (how to build a bomb), or
     retrieval evidence that nothing on the site is about it: the best page of a question that
-    stands alone scores low, or its best chunk is weak in every way."""
+    stands alone scores low, or its best chunk is weak in every way. `tokens`: the question's
+    length in the encoder's tokens."""
     if lex.find(text, lex.refuse):
         return True
     if best_page is not None and best_page < params.scope_page_floor:
+        return True
+    if (best_page is not None and best_page < params.scope_page_below
+            and tokens is not None and tokens < params.scope_story_tokens):
         return True
     if (best_page is not None and evidence is not None and best_page < params.scope_page_below
             and evidence.dense < params.scope_dense_floor):

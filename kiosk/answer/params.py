@@ -72,6 +72,13 @@ class AnswerParams:
     # under 0.25 are 0.30 and up on all six sets (CAsT's long openings), off-topic questions
     # asked of the real sites 0.08-0.26.
     scope_dense_floor: float = 0.28
+    # A question shorter than this many encoder tokens tells no long story that could dilute
+    # its words: under scope_page_below it is declined however its best chunk stands out (a
+    # shared word: タバコはどこで買える -> a post about Twitter, peak 3.8; "how much is a book
+    # of stamps" -> the address form). Off-topic questions run to 9 tokens on every set,
+    # CAsT's openings whose peak keeps them 12 and more; the length just past the longest
+    # off-topic question the peak kept answering (kiosk/bench/offtopic/SOURCE.md).
+    scope_story_tokens: int = 10
 
     # --- what a reply may hold
     # The longest reply said in one go, in characters (a Japanese character says more).

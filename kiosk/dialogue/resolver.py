@@ -408,11 +408,13 @@ def analyze(utterance: str, history: History, lex: Lexicon,
         return Analysis(lex.lang, utterance, text, None, REPEAT, False, False, strength)
     rejection = lex.rejects(text)
     site = lex.find(text, lex.site)
-    if site and not lex.find(text, lex.page) and not (
-            set(site) <= set(lex.site_mentions) and strength >= 1):
-        return found(SITE, rejection=rejection)
     # "このサイトの画面": the site's screen, not the page on it
-    if lex.find(text, lex.page) or lex.names_shown_page(lex.strip(text, lex.site_mentions)):
+    shown = bool(lex.find(text, lex.page)
+                 or lex.names_shown_page(lex.strip(text, lex.site_mentions)))
+    # "このグラフのページって何が見られるの": what the page shown holds, not the site's
+    if site and not shown and not (set(site) <= set(lex.site_mentions) and strength >= 1):
+        return found(SITE, rejection=rejection)
+    if shown:
         return found(PAGE, rejection=rejection)
     if rejection:
         return found(INDEPENDENT, rejection=True)

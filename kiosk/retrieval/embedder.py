@@ -8,6 +8,7 @@ out L2-normalized, so a dot product is a cosine.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,6 +33,20 @@ class Embedder(Protocol):
     def embed_queries(self, texts: list[str]) -> Vectors: ...
 
     def embed_passages(self, texts: list[str]) -> Vectors: ...
+
+    def token_count(self, text: str) -> int:
+        """How many tokens the encoder pools into the text's vector (its length as the
+        encoder sees it, in any language)."""
+        ...
+
+
+def rough_token_count(text: str) -> int:
+    """A subword encoder's token count, estimated where its tokenizer is not at hand: a
+    Latin word is one or two, a CJK character about half of one."""
+    cjk = sum(1 for ch in text if ord(ch) >= 0x3000)
+    latin = len(re.findall(r"[^\W\d_]+|\d+", "".join(" " if ord(ch) >= 0x3000 else ch
+                                                    for ch in text)))
+    return round(latin * 1.3 + cjk / 2)
 
 
 def _normalize(vectors: npt.NDArray[Any]) -> Vectors:
@@ -106,6 +121,11 @@ class OnnxEmbedder:
         result = np.empty((len(texts), self.dim), dtype=np.float32)
         result[order] = np.concatenate(outputs, axis=0)
         return result
+
+    def token_count(self, text: str) -> int:
+        if self._tokenizer is None:
+            return rough_token_count(text)
+        return max(len(self._tokenizer.encode(text)) - 2, 0)  # not the two special tokens
 
     def token_ids(self, text: str) -> list[int]:
         """Token ids of one text, as the encoder sees them (for checks against other engines)."""
