@@ -433,6 +433,14 @@ class Brain:
                               Resolution(asked_for, "language", ACT, False, None), [],
                               Reply(load_lexicon(asked_for).replies["language"]), None,
                               (time.perf_counter() - start) * 1000.0)
+        if unsupported_language(utterance, lang):
+            # "can we speak spanish": which languages it does speak, in this one
+            return TurnResult(utterance, lang,
+                              Analysis(lang, utterance, clean(utterance), "other_language",
+                                       ACT, False, False),
+                              Resolution(lang, "other_language", ACT, False, None), [],
+                              Reply(load_lexicon(lang).replies["other_language"]), None,
+                              (time.perf_counter() - start) * 1000.0)
         lex = load_lexicon(lang)
         analysis = analyze(utterance, history, lex, self.params.resolver,
                            self._distant_similarity(utterance, history, lex), self.index.nouns)
@@ -599,3 +607,16 @@ def requested_language(utterance: str, lang: str) -> str | None:
             if found and not content_terms(lex.strip(text, tuple(found))):
                 return target
     return None
+
+
+def unsupported_language(utterance: str, lang: str) -> bool:
+    """Whether the visitor asks for a language the avatar does not speak ("can we speak
+    spanish", 中国語で), when that is all the utterance asks; read with every language's own
+    phrases, as `requested_language`."""
+    for code in (lang, *[c for c in LANGS if c != lang]):
+        lex = load_lexicon(code)
+        text = lex.strip(clean(utterance), lex.hesitations + lex.act_fillers)
+        found = lex.find(text, lex.other_languages)
+        if found and not content_terms(lex.strip(text, tuple(found))):
+            return True
+    return False

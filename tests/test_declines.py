@@ -17,7 +17,7 @@ import pytest
 from kiosk.app import TurnRecord, VoiceLoop
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.recorded import RecordedStream
-from kiosk.brain import Brain, BrainParams, requested_language
+from kiosk.brain import Brain, BrainParams, requested_language, unsupported_language
 from kiosk.config import DEMO_SITE
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.retrieval.index import build_index
@@ -80,6 +80,25 @@ def test_asking_for_the_other_language_switches_the_reply(brain: Brain) -> None:
     assert turn.reply.text == load_lexicon("en").replies["language"]
     back = brain.respond((), "日本語で話して", None, "en")
     assert back.lang == "ja" and back.reply.text == load_lexicon("ja").replies["language"]
+
+
+def test_asking_for_a_language_it_does_not_speak_says_which_it_does(brain: Brain) -> None:
+    """"can we speak spanish" had been searched (the Spanish consent form was read out in
+    Spanish); 中国語で likewise. The avatar says, in the conversation's language, which
+    languages it speaks, and keeps that language. A question that only names a language
+    is a question."""
+    assert unsupported_language("can we speak spanish", "en")
+    assert unsupported_language("do you speak french please", "en")
+    assert unsupported_language("中国語で話せますか", "ja")
+    assert unsupported_language("Spanish please", "ja")  # read with English's phrases too
+    assert not unsupported_language("is the audio guide in spanish", "en")
+    assert not unsupported_language("中国語のパンフレットはありますか", "ja")
+    assert not unsupported_language("English please", "ja")  # that one it speaks
+    for utterance, lang in (("can we speak spanish", "en"), ("韓国語でお願い", "ja")):
+        turn = brain.respond((), utterance, None, lang)
+        assert turn.lang == lang and turn.resolution.act == "other_language"
+        assert turn.reply.text == load_lexicon(lang).replies["other_language"]
+        assert not turn.ranking and turn.reply.page_id is None
 
 
 class Voice:

@@ -94,6 +94,9 @@ class Lexicon:
     insults: tuple[str, ...] = ()  # met with a calm line (act "insult"), never a page
     # phrases of this language asking for a language, by the language asked for
     language_requests: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # asking for a language the avatar does not speak ("can we speak spanish", 中国語で):
+    # every `[language] frames` phrase around every `[language] others` name
+    other_languages: tuple[str, ...] = ()
     unfinished: tuple[str, ...] = ()  # words a finished question never ends with
     finished: tuple[str, ...] = ()  # endings only a finished sentence has (Japanese)
     end_marks: tuple[str, ...] = ()  # a finished sentence is transcribed ending in one
@@ -365,6 +368,10 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         language_requests={str(k): _tuple(data.get("language", {}).get("requests", {}), k,
                                           f"{lang}.language.requests")
                            for k in data.get("language", {}).get("requests", {})},
+        other_languages=tuple(
+            frame.replace("{}", name)
+            for frame in _tuple(data.get("language", {}), "frames", f"{lang}.language")
+            for name in _tuple(data.get("language", {}), "others", f"{lang}.language")),
         unfinished=_tuple(data.get("turn", {}), "unfinished", f"{lang}.turn"),
         finished=_tuple(data.get("turn", {}), "finished", f"{lang}.turn"),
         end_marks=_tuple(data.get("turn", {}), "end_marks", f"{lang}.turn"),
