@@ -415,6 +415,10 @@ def test_a_connective_whose_sentence_is_not_said_is_left_out(
     ("en", "# Pre-need decisions\nWe review every pre-need application we receive in "
            "order.\n## After you apply\nA decision usually takes 3 to 6 months.\n",
      "how long does a pre-need application review take", "3 to 6 months"),
+    # a unit written short is a length of time all the same
+    ("en", "# Hopes and fears\nA way to surface a group's hopes about a project.\n## Timing\n"
+           "The whole exercise runs 30-60 mins with a small team.\n",
+     "how long does the hopes and fears exercise run", "30-60 mins"),
     ("ja", "# 会員証\n会員証の発行は受付で申し込めます。\n## 受け取り\n"
            "会員証は申し込みから2週間で届きます。\n",
      "会員証の発行には何日かかる", "2週間"),

@@ -35,7 +35,8 @@ SHAPES = {
         r"September|October|November|December)\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\d{1,2}月\d{1,2}日"),
     # a length of time
     "<duration>": re.compile(
-        r"\b\d+(?:\s?(?:-|–|to)\s?\d+)?\s(?:minutes?|hours?|days?|weeks?|months?|years?)\b|"
+        r"\b\d+(?:\s?(?:-|–|to)\s?\d+)?\s?(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|"
+        r"years?)\b|"
         r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|a few|several)\s(?:minutes?|"
         r"hours?|days?|weeks?|months?|years?)\b|\d+\s?(?:分間?|時間|日間|週間|か月|ヶ月|カ月|年間)",
         re.I),
