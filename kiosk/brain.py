@@ -423,23 +423,17 @@ class Brain:
                 lang: str | None = None) -> TurnResult:
         start = time.perf_counter()
         lang = lang or detect_lang(utterance)
-        asked_for = requested_language(utterance, lang)
-        if asked_for is not None:
+        asked = language_asked(utterance, lang)
+        if asked is not None:
             # "English please" / 日本語で: said in the language asked for, and so on after it
-            # (the turn loop keeps it: kiosk.app)
-            return TurnResult(utterance, asked_for,
-                              Analysis(asked_for, utterance, clean(utterance), "language", ACT,
-                                       False, False),
-                              Resolution(asked_for, "language", ACT, False, None), [],
-                              Reply(load_lexicon(asked_for).replies["language"]), None,
-                              (time.perf_counter() - start) * 1000.0)
-        if unsupported_language(utterance, lang):
-            # "can we speak spanish": which languages it does speak, in this one
+            # (the turn loop keeps it: kiosk.app); "can we speak spanish": which languages it
+            # does speak, in this one
+            act, lang = asked
             return TurnResult(utterance, lang,
-                              Analysis(lang, utterance, clean(utterance), "other_language",
-                                       ACT, False, False),
-                              Resolution(lang, "other_language", ACT, False, None), [],
-                              Reply(load_lexicon(lang).replies["other_language"]), None,
+                              Analysis(lang, utterance, clean(utterance), act, ACT, False,
+                                       False),
+                              Resolution(lang, act, ACT, False, None), [],
+                              Reply(load_lexicon(lang).replies[act]), None,
                               (time.perf_counter() - start) * 1000.0)
         lex = load_lexicon(lang)
         analysis = analyze(utterance, history, lex, self.params.resolver,
@@ -594,29 +588,30 @@ class Brain:
         return features
 
 
-def requested_language(utterance: str, lang: str) -> str | None:
-    """The language a visitor asks the avatar to speak ("English please", 日本語で, "in
-    English"), when that is all the utterance asks (the one spoken already too: it is said
-    so); read with every language's own phrases (a Japanese visitor may say "English
-    please")."""
+def language_asked(utterance: str, lang: str) -> tuple[str, str] | None:
+    """A request about the language spoken, when that is all the utterance asks: ("language",
+    the language asked for) for "English please", 日本語で, "in English" (the one spoken already
+    too: it is said so); ("other_language", `lang`) for one the avatar does not speak ("can we
+    speak spanish", 中国語で). Read with every language's own phrases (a Japanese visitor may
+    say "English please")."""
     for code in (lang, *[c for c in LANGS if c != lang]):
         lex = load_lexicon(code)
         text = lex.strip(clean(utterance), lex.hesitations + lex.act_fillers)
-        for target, phrases in lex.language_requests.items():
+        asks = [("language", target, phrases) for target, phrases in lex.language_requests.items()]
+        for act, target, phrases in [*asks, ("other_language", lang, lex.other_languages)]:
             found = lex.find(text, phrases)
             if found and not content_terms(lex.strip(text, tuple(found))):
-                return target
+                return act, target
     return None
 
 
+def requested_language(utterance: str, lang: str) -> str | None:
+    """The language a visitor asks the avatar to speak, of those it speaks (`language_asked`)."""
+    asked = language_asked(utterance, lang)
+    return asked[1] if asked is not None and asked[0] == "language" else None
+
+
 def unsupported_language(utterance: str, lang: str) -> bool:
-    """Whether the visitor asks for a language the avatar does not speak ("can we speak
-    spanish", 中国語で), when that is all the utterance asks; read with every language's own
-    phrases, as `requested_language`."""
-    for code in (lang, *[c for c in LANGS if c != lang]):
-        lex = load_lexicon(code)
-        text = lex.strip(clean(utterance), lex.hesitations + lex.act_fillers)
-        found = lex.find(text, lex.other_languages)
-        if found and not content_terms(lex.strip(text, tuple(found))):
-            return True
-    return False
+    """Whether the visitor asks for a language the avatar does not speak (`language_asked`)."""
+    asked = language_asked(utterance, lang)
+    return asked is not None and asked[0] == "other_language"

@@ -77,7 +77,7 @@ class AnswerParams:
     # shared word: タバコはどこで買える -> a post about Twitter, peak 3.8; "how much is a book
     # of stamps" -> the address form). Off-topic questions run to 9 tokens on every set,
     # CAsT's openings whose peak keeps them 12 and more; the length just past the longest
-    # off-topic question the peak kept answering (kiosk/bench/offtopic/SOURCE.md).
+    # off-topic question the peak kept answering, over every set (scripts/fit_scope.py).
     scope_story_tokens: int = 10
 
     # --- what a reply may hold
