@@ -135,6 +135,14 @@ def test_detect_lang(text: str, lang: str) -> None:
     assert detect_lang(text) == lang
 
 
+def test_the_time_deixis_is_no_word_of_the_topic_in_japanese() -> None:
+    """今日の株価 asks about share prices, not about 今日: a site page on "今日の年月日" had
+    answered it by that word alone."""
+    assert terms("今日の株価はどうなってる", for_query=True) == ["株価"]
+    assert "今日" not in query_weights("今日は寒いね") and "寒" in query_weights("今日は寒いね")
+    assert "明日" not in terms("明日の天気", for_query=True)
+
+
 def test_content_terms_remove_deixis_and_request_words() -> None:
     assert content_terms("can you explain that in more detail") == []
     assert content_terms("それを詳しく説明してくれる") == []
