@@ -433,6 +433,16 @@ def format_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _scope_line(scope: dict[str, Any]) -> str:
+    """What the check of whether the site covers a question saw (kiosk.brain.ScopeCheck)."""
+    if scope["refused"]:
+        return "declined: a request never answered"
+    seen = ", ".join(f"{name} {scope[name]}" for name in ("best_page", "peak", "dense",
+                                                          "lexical", "tokens")
+                     if scope.get(name) is not None)
+    return f"{'declined' if scope['declined'] else 'answered'} ({seen})"
+
+
 def format_misses(report: dict[str, Any], strategy: str = "resolved") -> str:
     """One block per turn the strategy got wrong: what was said, what was expected and got."""
     out: list[str] = []
@@ -451,6 +461,8 @@ def format_misses(report: dict[str, Any], strategy: str = "resolved") -> str:
             out.append(f"  gate: p(alone) {gate['p_alone']} -> "
                        f"{'alone' if gate['alone'] else 'context rides'}; "
                        + ", ".join(f"{name} {share:+}" for name, share in gate["shares"]))
+        if got.get("scope"):
+            out.append(f"  scope: {_scope_line(got['scope'])}")
         if got.get("reply"):
             out.append(f"  reply: {got['reply'][:300]}")
     return "\n".join(out)

@@ -119,6 +119,20 @@ def test_by_turn_lists_the_misses(brain: Brain) -> None:
     assert "f1#0" not in format_misses(report, "resolved")
 
 
+def test_by_turn_says_what_the_scope_check_saw(brain: Brain, tmp_path: Path) -> None:
+    """An off-topic question answered from a page, or a page question declined: --by-turn
+    shows the bare search's evidence and the question's length beside the verdict."""
+    path = tmp_path / "off.jsonl"
+    path.write_text(json.dumps({"id": "off", "lang": "en", "turns": [
+        {"user": "who won the football game", "screen": None, "expect": None,
+         "kind": "offtopic"}]}) + "\n")
+    report = evaluate(brain, load_dialogues(path))
+    scope = report["turns"][0]["resolved"]["scope"]
+    assert scope["declined"] and scope["tokens"] > 0 and scope["best_page"] is not None
+    report["turns"][0]["resolved"]["rr"] = 0.0  # listed as a miss
+    assert "scope: declined (best_page " in format_misses(report)
+
+
 def test_reply_overlap_tells_a_reply_that_says_too_much_from_one_that_misses() -> None:
     said, answer = "cafe ground floor near entrance hall", "cafe ground floor"
     long_p, long_r = reply_overlap("en", said, answer)
