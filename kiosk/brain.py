@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Protocol
 
 import numpy as np
@@ -166,10 +168,12 @@ class Responder(Protocol):
 
 class Brain:
     def __init__(self, index: SiteIndex, embedder: Embedder,
-                 params: BrainParams | None = None) -> None:
+                 params: BrainParams | None = None,
+                 clock: Callable[[], datetime] = datetime.now) -> None:
         self.index = index
         self.embedder = embedder
         self.params = params or BrainParams()
+        self.clock = clock  # the local time of day, for "what time is it"
 
     def search(self, query: SearchQuery, lang: str, avoid_page: str | None = None) -> list[PageHit]:
         hits = self.index.search(query, self.embedder, lang, self.params.rank,
@@ -500,6 +504,8 @@ class Brain:
         elif declined or (resolution.kind in (INDEPENDENT, ELLIPSIS) and not hits
                           and resolution.query is not None):
             reply = decline(self.index, lex)
+        elif resolution.act == "clock":
+            reply = Reply(lex.replies["clock"].format(time=clock_time(self.clock(), lex)))
         else:
             reply = compose(resolution, hits, self.index, history, screen_page, lex,
                             self.params.answer, self.embedder)
@@ -586,6 +592,13 @@ class Brain:
         floor = self.embedder.score_floor
         features["meaning_gap"] = (meaning(top_info) - meaning(info)) / (1.0 - floor)
         return features
+
+
+def clock_time(now: datetime, lex: Lexicon) -> str:
+    """The time of day as the language says it (`[replies] clock_time`: "2:05 pm", 14時5分)."""
+    hour12 = now.hour % 12 or 12
+    return lex.replies["clock_time"].format(hour=now.hour, hour12=hour12, minute=now.minute,
+                                            ampm="am" if now.hour < 12 else "pm")
 
 
 def language_asked(utterance: str, lang: str) -> tuple[str, str] | None:

@@ -101,6 +101,29 @@ def test_asking_for_a_language_it_does_not_speak_says_which_it_does(brain: Brain
         assert not turn.ranking and turn.reply.page_id is None
 
 
+def test_what_time_is_it_is_told_by_the_clock(tmp_path: Path) -> None:
+    """"what time is it" had been answered from whatever page says "time" ("You'll need to
+    turn in the evidence at the same time as you file your claim"): the avatar has a clock.
+    Only the whole question: "what time is it open" and 何時に開きますか ask the venue."""
+    from datetime import datetime
+
+    emb = HashingEmbedder()
+    (tmp_path / "hours.md").write_text("# Hours\n\nThe museum opens at 9 am every day.\n",
+                                       encoding="utf-8")
+    brain = Brain(build_index(tmp_path, emb), emb, replace(BrainParams(), gate=None),
+                  clock=lambda: datetime(2026, 12, 7, 14, 5))
+    for utterance, lang, said in (("what time is it", "en", "It's 2:05 pm."),
+                                  ("what's the time now", "en", "It's 2:05 pm."),
+                                  ("今何時ですか", "ja", "今、14時5分です。")):
+        turn = brain.respond((), utterance, None, lang)
+        assert turn.resolution.act == "clock" and turn.reply.text == said
+        assert not turn.ranking and turn.reply.page_id is None
+    morning = Brain(brain.index, emb, brain.params, clock=lambda: datetime(2026, 12, 7, 0, 30))
+    assert morning.respond((), "what time is it", None, "en").reply.text == "It's 12:30 am."
+    for utterance, lang in (("what time is it open", "en"), ("何時に開きますか", "ja")):
+        assert brain.respond((), utterance, None, lang).resolution.act != "clock"
+
+
 class Voice:
     """Every reply is a short tone; the language it was asked to speak is kept."""
 

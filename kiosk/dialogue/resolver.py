@@ -36,7 +36,7 @@ ELLIPSIS = "ellipsis"
 INDEPENDENT = "independent"
 KINDS = (ACT, PAGE, SITE, IMMEDIATE, REPEAT, DISTANT, ELLIPSIS, INDEPENDENT)
 
-_ACT_PRIORITY = ("stop", "farewell", "thanks", "personal", "greeting", "ack")
+_ACT_PRIORITY = ("stop", "farewell", "thanks", "personal", "clock", "greeting", "ack")
 _PUNCT = re.compile(r"[^\w\s'’]")
 
 

@@ -18,7 +18,7 @@ TRAILING_PUNCT = re.compile(r"[\s.,!?;:、。！？…・\-]+$")
 # How far after "this" / この a page noun may stand ("this chart page", このグラフのページ).
 _PAGE_NOUN_WORDS = 3
 _PAGE_NOUN_CHARS = 10
-ACTS = ("greeting", "thanks", "farewell", "ack", "stop", "personal")
+ACTS = ("greeting", "thanks", "farewell", "ack", "stop", "personal", "clock")
 
 
 def _norm(phrase: str) -> str:
