@@ -332,8 +332,9 @@ class Brain:
     def _bare_if_alone(self, analysis: Analysis, resolution: Resolution,
                        lang: str) -> tuple[Scores, list[PageHit]] | None:
         """The bare search of a question whose query is its own words: it decides whether the
-        site answers it and then serves as the ranking (one search, not two)."""
-        if resolution.query == SearchQuery.of(analysis.utterance) and analysis.has_own_content:
+        site answers it and then serves as the ranking (one search, not two), with words of
+        its own or without (`_scope` judges both)."""
+        if resolution.query == SearchQuery.of(analysis.utterance):
             return self._bare(analysis.utterance, lang)
         return None
 
