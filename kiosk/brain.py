@@ -617,15 +617,3 @@ def language_asked(utterance: str, lang: str) -> tuple[str, str] | None:
             if found and not content_terms(lex.strip(text, tuple(found))):
                 return act, target
     return None
-
-
-def requested_language(utterance: str, lang: str) -> str | None:
-    """The language a visitor asks the avatar to speak, of those it speaks (`language_asked`)."""
-    asked = language_asked(utterance, lang)
-    return asked[1] if asked is not None and asked[0] == "language" else None
-
-
-def unsupported_language(utterance: str, lang: str) -> bool:
-    """Whether the visitor asks for a language the avatar does not speak (`language_asked`)."""
-    asked = language_asked(utterance, lang)
-    return asked is not None and asked[0] == "other_language"

@@ -17,7 +17,7 @@ import pytest
 from kiosk.app import TurnRecord, VoiceLoop
 from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.audio.recorded import RecordedStream
-from kiosk.brain import Brain, BrainParams, requested_language, unsupported_language
+from kiosk.brain import Brain, BrainParams, language_asked
 from kiosk.config import DEMO_SITE
 from kiosk.dialogue.lexicon import load_lexicon
 from kiosk.retrieval.index import build_index
@@ -67,14 +67,14 @@ def test_an_insult_gets_a_calm_line_not_a_list_of_the_site(brain: Brain, lang: s
 
 
 def test_asking_for_the_other_language_switches_the_reply(brain: Brain) -> None:
-    assert requested_language("English please", "ja") == "en"
-    assert requested_language("英語でお願いします", "ja") == "en"
-    assert requested_language("日本語で", "en") == "ja"
-    assert requested_language("can you speak japanese", "en") == "ja"
-    assert requested_language("English please", "en") == "en"  # said so, in English
+    assert language_asked("English please", "ja") == ("language", "en")
+    assert language_asked("英語でお願いします", "ja") == ("language", "en")
+    assert language_asked("日本語で", "en") == ("language", "ja")
+    assert language_asked("can you speak japanese", "en") == ("language", "ja")
+    assert language_asked("English please", "en") == ("language", "en")  # said so, in English
     # a question that names a language is no request to speak it
-    assert requested_language("is the audio guide in english", "en") is None
-    assert requested_language("英語のパンフレットはありますか", "ja") is None
+    assert language_asked("is the audio guide in english", "en") is None
+    assert language_asked("英語のパンフレットはありますか", "ja") is None
     turn = brain.respond((), "English please", None, "ja")
     assert turn.lang == "en" and turn.resolution.act == "language"
     assert turn.reply.text == load_lexicon("en").replies["language"]
@@ -87,13 +87,14 @@ def test_asking_for_a_language_it_does_not_speak_says_which_it_does(brain: Brain
     Spanish); 中国語で likewise. The avatar says, in the conversation's language, which
     languages it speaks, and keeps that language. A question that only names a language
     is a question."""
-    assert unsupported_language("can we speak spanish", "en")
-    assert unsupported_language("do you speak french please", "en")
-    assert unsupported_language("中国語で話せますか", "ja")
-    assert unsupported_language("Spanish please", "ja")  # read with English's phrases too
-    assert not unsupported_language("is the audio guide in spanish", "en")
-    assert not unsupported_language("中国語のパンフレットはありますか", "ja")
-    assert not unsupported_language("English please", "ja")  # that one it speaks
+    assert language_asked("can we speak spanish", "en") == ("other_language", "en")
+    assert language_asked("do you speak french please", "en") == ("other_language", "en")
+    assert language_asked("中国語で話せますか", "ja") == ("other_language", "ja")
+    # read with English's phrases too, answered in the conversation's language
+    assert language_asked("Spanish please", "ja") == ("other_language", "ja")
+    assert language_asked("is the audio guide in spanish", "en") is None
+    assert language_asked("中国語のパンフレットはありますか", "ja") is None
+    assert language_asked("English please", "ja") == ("language", "en")  # one it speaks
     for utterance, lang in (("can we speak spanish", "en"), ("韓国語でお願い", "ja")):
         turn = brain.respond((), utterance, None, lang)
         assert turn.lang == lang and turn.resolution.act == "other_language"
