@@ -717,6 +717,37 @@ def test_a_follow_up_is_answered_with_what_was_not_said_yet(tmp_path: Path) -> N
     assert reply.text.startswith("Robot kits"), reply.text
 
 
+@pytest.mark.parametrize("page_id", ["hall.md", "elsewhere.md"])
+def test_more_detail_goes_on_from_what_the_last_reply_said_in_words(tmp_path: Path,
+                                                                    page_id: str) -> None:
+    """"In more detail" after a reply that carries no positions (said from another page's
+    hit, or given from outside): what it said is known by its words, and the answer goes on
+    after it instead of saying it again."""
+    (tmp_path / "hall.md").write_text(
+        "# Fossil hall\nThe fossil hall shows bones of animals that lived long ago.\n"
+        "Visitors walk under a complete whale skeleton hung from the ceiling.\n"
+        "A touch table lets children hold real trilobites.\n", encoding="utf-8")
+    (tmp_path / "elsewhere.md").write_text("# Cafe\nThe cafe sells soup.\n", encoding="utf-8")
+    from kiosk.answer import compose
+    from kiosk.dialogue.query import QuerySegment, SearchQuery
+    from kiosk.dialogue.resolver import IMMEDIATE, Resolution
+    from kiosk.retrieval.index import PageHit
+
+    # the visitor heard the hall's first sentence, in words of its own
+    said = Exchange(user="what is the fossil hall", lang="en", page_id=page_id,
+                    reply="The fossil hall shows the bones of animals that lived long ago.")
+    index = _brain(tmp_path).index
+    info = index.page("hall.md")
+    assert info is not None
+    query = SearchQuery((QuerySegment("can you explain that in more detail", 0.3, "utterance"),
+                         QuerySegment(said.user, 0.5, "user"),
+                         QuerySegment(said.reply, 0.2, "reply")))
+    resolution = Resolution("en", None, IMMEDIATE, True, query, context_from=(0,))
+    hits = [PageHit("hall.md", 0.6, info.first_chunk)]
+    reply = compose(resolution, hits, index, (said,), None, load_lexicon("en"))
+    assert "bones" not in reply.text and "whale skeleton" in reply.text, reply.text
+
+
 @pytest.mark.parametrize(("lang", "page", "question", "said", "not_said"), [
     # a page's description, then its first line in other words: said once
     ("en", "# Certificates\nA PMC is an engraved paper certificate signed by the current "

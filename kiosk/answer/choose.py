@@ -35,6 +35,17 @@ def said_before(sents: list[str], history: History, params: AnswerParams) -> lis
     return out
 
 
+def heard_in(sents: list[str], history: History, positions: tuple[int, ...],
+             params: AnswerParams) -> tuple[int, ...]:
+    """The sentences the replies at `positions` (the exchanges a follow-up leans on) said,
+    by their words: nearly all of a sentence's terms in one of them."""
+    replies = [terms_of(history[p].reply) for p in positions
+               if 0 <= p < len(history) and history[p].act is None and not history[p].repair]
+    return tuple(i for i, sent in enumerate(sents)
+                 if (own := terms_of(sent))
+                 and any(len(own & said) >= params.said_share * len(own) for said in replies))
+
+
 def sentence_query(query: SearchQuery, index: SiteIndex) -> dict[str, float]:
     """What a sentence should answer: the visitor's own words first; the context that found
     the page only breaks ties (it matches the page's opening, already said or not). The terms

@@ -7,6 +7,7 @@ from dataclasses import replace
 from kiosk.answer.choose import (
     asked_as,
     best_start,
+    heard_in,
     labelled_by_asking,
     named_heading_bonus,
     plus,
@@ -97,7 +98,11 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     sents, heads, owner, gaps = page_reading(index, page_id, params)
     if not sents:
         return Reply(lex.replies["detail_end"].format(title=title), page_id, title, repair=False)
-    already: set[int] = set()
+    said = said_before(sents, history, params)
+    # what the visitor heard of this page: the sentences replies said, by position, and by
+    # their words those of the exchanges the turn leans on (a reply said from another page's
+    # hit, or given from outside: evaluation's reference replies carry no positions)
+    already: set[int] = set(heard_in(sents, history, r.context_from, params))
     for ex in history:
         if ex.page_id == page_id:
             already.update(ex.spoken)
@@ -143,7 +148,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     prior = plus(prior, named_heading_bonus(utterance, heads, title, params))
     start = best_start(sents, scored_heads, sentence_query(r.query, index),
                        cue_terms(spoken, lex), prior, orphans(sents, heads, lex),
-                       said_before(sents, history, params), params=params)
+                       said, params=params)
     target = points_to(sents[start], page_id, index, lex) if follow else None
     if target is not None:
         there = _from_page(r, target.page_id, target.title, index, history, lex, params,
