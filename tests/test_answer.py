@@ -223,6 +223,13 @@ def test_a_question_word_asks_for_the_field_it_labels(tmp_path: Path) -> None:
     assert said("why should I use dot voting").startswith("To reach a consensus")
     assert said("what is dot voting").startswith("A simple voting exercise")
     assert said("how do I do dot voting").startswith("Give each person five dots")
+    # how a thing works asks for the same field, though the card's opening holds its words
+    (tmp_path / "interviews.md").write_text(
+        "---\ntitle: User interviews\nwhat: User interviews with people who have a stake in "
+        "the project.\n---\n## How to do it\nWrite a guide of topics to ask about.\n",
+        encoding="utf-8")
+    brain = _brain(tmp_path)
+    assert said("how do user interviews work").startswith("Write a guide")
 
 
 @pytest.mark.parametrize(("sentence", "leans"), [

@@ -151,10 +151,10 @@ def asked_as(utterance: str, sents: list[str], heads: list[str], index: SiteInde
 
 
 # "How" asks for the way to do something when it asks how someone does it ("how do I audit
-# a site", "how can we make personas"); "how is X different", "how many", "how does 18F use
-# it" ask for something else.
+# a site", "how can we make personas") or how a thing works ("how do interviews work");
+# "how is X different", "how many", "how does 18F use it" ask for something else.
 _HOW_TO = re.compile(r"\bhow\s+(?:do|does|can|could|should|would|will)\s+(?:i|you|we|they|one|"
-                     r"people|it)\b")
+                     r"people|it)\b|\bhow\s+(?:do|does)\b.*\bwork\b")
 
 
 def _asking_label(head: str) -> str | None:
@@ -185,7 +185,8 @@ def labelled_by_asking(spoken: str, heads: list[str], params: AnswerParams
     asked = asking & said
     if not asked:
         return None
-    bonus = params.question_heading + params.chunk_prior
+    # (and its place in the page: the label outweighs a match that came before it)
+    bonus = params.question_heading + params.chunk_prior + params.place_weight
     return [bonus if labels[i] in asked and opens_section(heads, i) else 0.0
             for i in range(len(heads))]
 
