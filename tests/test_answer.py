@@ -582,6 +582,25 @@ def test_a_reply_stops_before_what_goes_on_from_an_unsaid_list(tmp_path: Path) -
                     "ActivityPub.")
 
 
+def test_a_reply_pointing_at_what_follows_says_it(tmp_path: Path) -> None:
+    """A benefits page: a sentence pointing at the requirements "listed below", a line saying
+    one must be true, then the requirements, each too long to join. Stopped at the length,
+    the reply said that there are requirements and none of them: it goes on a little past
+    the length to say what it points at."""
+    (tmp_path / "glasses.md").write_text(
+        "# Eyeglasses\n## Will the museum lend reading glasses?\n"
+        "We lend reading glasses to visitors who meet at least one of the requirements listed "
+        "below, for as long as the visit lasts and without any deposit at all.\n"
+        "At least one of these must be true. You:\n\n"
+        "- Hold a membership card of the friends society, or\n"
+        "- Are on a guided tour for readers of the large-print guide, or\n"
+        "- Have booked a study room in the library\n", encoding="utf-8")
+    said = _said_from_first_chunk(tmp_path, "glasses.md", "will the museum lend me glasses",
+                                  "en")
+    assert said.startswith("We lend reading glasses")
+    assert "membership card" in said, said
+
+
 def test_a_short_reply_goes_on_past_an_unsaid_list_to_what_the_section_says_next(
         tmp_path: Path) -> None:
     """A help page: one short sentence, a list it cannot say (a lead-in that sounds finished,

@@ -89,6 +89,9 @@ class AnswerParams:
     list_items_min: int = 2
     list_items_max: int = 8
     list_item_words: int = 25
+    # A reply that points at what follows it ("... the requirements listed below.") and would
+    # end before it says the next sentence if the whole stays within this share of the length.
+    ahead_overrun: float = 1.5
 
     # --- choosing the sentence a reply starts at (units of the best sentence's word match)
     # A sentence that leans on one it cannot take along yields to a candidate this close to it:

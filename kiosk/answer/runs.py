@@ -25,17 +25,31 @@ def run_from(sents: list[str], heads: list[str], start: int, lang: str, params: 
     many more, ..."): a reply of one short sentence goes on past a list it could not say to
     what the section says next ("Create longer passwords ...")."""
     limit = params.max_reply_chars(lang)
+    lex = load_lexicon(lang)
     picked: list[int] = []
     for i in range(start, len(sents)):
         chosen = [sents[j] for j in picked]
         full = len(picked) >= params.max_sentences or not _fits(lang, chosen, sents[i], limit)
         half = not _fits(lang, chosen, "", limit // 2)
+        if picked and full and heads[i] == heads[start] and i not in stops \
+                and _pointing_ahead(chosen, lex) \
+                and _fits(lang, chosen, sents[i], int(limit * params.ahead_overrun)):
+            # the run points at what follows ("... the requirements listed below.") and would
+            # end before it: what it points at is said, a little past the length
+            picked.append(i)
+            break
         if picked and (full or heads[i] != heads[start] or i in stops
-                       or (i in gaps and (half or leans_back(sents[i], load_lexicon(lang))))):
+                       or (i in gaps and (half or leans_back(sents[i], lex)))):
             break
         if not any(_restates(sents[i], sents[j], lang) for j in picked):
             picked.append(i)
     return tuple(picked)
+
+
+def _pointing_ahead(chosen: list[str], lex: Lexicon) -> bool:
+    """The run's last sentences point at what comes after them (`[answer] ahead`: "listed
+    below", 以下の)."""
+    return any(lex.find(clean(sent), lex.ahead) for sent in chosen[-2:])
 
 
 def _restates(sentence: str, said: str, lang: str) -> bool:
