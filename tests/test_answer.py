@@ -601,6 +601,26 @@ def test_a_reply_pointing_at_what_follows_says_it(tmp_path: Path) -> None:
     assert "membership card" in said, said
 
 
+def test_a_question_about_the_page_on_screen_is_answered_by_its_sentence(
+        tmp_path: Path) -> None:
+    """"How long is the pass on this page good for": the page on the screen is the one, and
+    its sentence of the shape asked for (a length of time) answers, as for a page found by
+    searching; it had been the page's opening, chosen by the question's words alone."""
+    (tmp_path / "pass.md").write_text(
+        "# Day pass\nBuy a day pass at the ticket desk and we will give you a wristband.\n"
+        "Keep the wristband on to enter every hall of the museum.\n"
+        "Every ticket stays valid for 3 days after you buy it.\n", encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe sells soup and bread.\n",
+                                      encoding="utf-8")
+    brain = _brain(tmp_path)
+    turn = brain.respond((), "how long is the pass on this page good for", "pass.md", "en")
+    assert turn.reply.page_id == "pass.md"
+    assert "3 days" in turn.reply.text and "wristband" not in turn.reply.text, turn.reply.text
+    # nothing asked beyond the page: its opening, as before
+    whole = brain.respond((), "what does this page say", "pass.md", "en")
+    assert "Buy a day pass" in whole.reply.text, whole.reply.text
+
+
 def test_a_short_reply_goes_on_past_an_unsaid_list_to_what_the_section_says_next(
         tmp_path: Path) -> None:
     """A help page: one short sentence, a list it cannot say (a lead-in that sounds finished,

@@ -120,35 +120,18 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         return Reply(lex.replies["detail_more"].format(body=speak(sents, picked, lang)),
                      page_id, title, picked)
     if summary:
+        start = 0
         if r.query is not None:
-            start = best_start(sents, heads, sentence_query(r.query, index), set(),
-                               asked_as(r.query.segments[0].text, sents, heads, index,
-                                        params, embedder), params=params)
-        else:
-            start = 0
+            # (what the page says, though the visitor heard some of it: no penalty for what
+            # was said, and the title's words are no "what is X" to define)
+            start = _asked_sentence(r.query, sents, heads, owner, title, index, None, lex,
+                                    params, None, embedder, defining=False)
         picked, body = say_from(sents, heads, start, lex, params, gaps)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
-    utterance = r.query.segments[0].text
-    prior = None
-    if chunk is not None and params.chunk_prior:
-        prior = [params.chunk_prior if c == chunk else 0.0 for c in owner]
-    spoken = clean(utterance)  # as the lexicon is written: "Where can I ..." from Whisper
-    scored_heads = heads
-    if lex.find(spoken, lex.asks_what):
-        asked = set(index.search_terms(SearchQuery.of(utterance)))
-        prior = plus(prior, defines(sents, heads, asked, index, lang, title, params))
-        # the page's opening under no heading stands under its title, whose words it defines
-        # ("Personas": "User archetypes based on conversations with real people.")
-        lead = next((i for i, head in enumerate(heads) if head), len(heads))
-        scored_heads = [title] * lead + heads[lead:]
-    prior = plus(prior, asked_as(utterance, sents, heads, index, params, embedder))
-    prior = plus(prior, labelled_by_asking(spoken, heads, params))
-    prior = plus(prior, named_heading_bonus(utterance, heads, title, params))
-    start = best_start(sents, scored_heads, sentence_query(r.query, index),
-                       cue_terms(spoken, lex), prior, orphans(sents, heads, lex),
-                       said, params=params)
+    start = _asked_sentence(r.query, sents, heads, owner, title, index, said, lex, params,
+                            chunk, embedder)
     target = points_to(sents[start], page_id, index, lex) if follow else None
     if target is not None:
         there = _from_page(r, target.page_id, target.title, index, history, lex, params,
@@ -157,3 +140,32 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             return there
     picked, body = say_from(sents, heads, start, lex, params, gaps)
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
+
+
+def _asked_sentence(query: SearchQuery, sents: list[str], heads: list[str], owner: list[int],
+                    title: str, index: SiteIndex, said: list[bool] | None, lex: Lexicon,
+                    params: AnswerParams, chunk: int | None, embedder: Embedder | None,
+                    defining: bool = True) -> int:
+    """The sentence of the page that answers the visitor's question (`best_start` with every
+    cue: the shape asked for, the heading it means, what the conversation said), whether the
+    page was found by searching or is the one on the screen ("how long is the code on this
+    page good for")."""
+    utterance = query.segments[0].text
+    prior = None
+    if chunk is not None and params.chunk_prior:
+        prior = [params.chunk_prior if c == chunk else 0.0 for c in owner]
+    spoken = clean(utterance)  # as the lexicon is written: "Where can I ..." from Whisper
+    scored_heads = heads
+    if defining and lex.find(spoken, lex.asks_what):
+        asked = set(index.search_terms(SearchQuery.of(utterance)))
+        prior = plus(prior, defines(sents, heads, asked, index, lex.lang, title, params))
+        # the page's opening under no heading stands under its title, whose words it defines
+        # ("Personas": "User archetypes based on conversations with real people.")
+        lead = next((i for i, head in enumerate(heads) if head), len(heads))
+        scored_heads = [title] * lead + heads[lead:]
+    prior = plus(prior, asked_as(utterance, sents, heads, index, params, embedder))
+    prior = plus(prior, labelled_by_asking(spoken, heads, params))
+    prior = plus(prior, named_heading_bonus(utterance, heads, title, params))
+    return best_start(sents, scored_heads, sentence_query(query, index),
+                      cue_terms(spoken, lex), prior, orphans(sents, heads, lex),
+                      said, params=params)
