@@ -873,6 +873,31 @@ def test_what_the_site_covers_is_said_by_its_sections(tmp_path: Path) -> None:
     assert '"Cafe", "Parking" and "Shop"' in said
 
 
+def test_the_site_overview_names_top_sections_then_pages_of_no_section(
+        tmp_path: Path) -> None:
+    """A docs site: a blog folder with its index, a docs folder with none (its pages stand
+    alone), an API section and a section inside it. The overview names the top sections,
+    then the pages of no section, the most linked first; never a blog post (a page of a
+    section) before them, nor the section inside another."""
+    pages = {
+        "README.md": "# Home\nOur app is a place to share notes.",
+        "blog/index.md": "# Dev blog\nNews from the team.",
+        "blog/2021-hello.md": "# Hello to the new site\nWe opened the site.",
+        "docs/api/index.md": "# The API\nPrograms can post notes.",
+        "docs/api/streaming/index.md": "# Streaming API\nEvents as they happen.",
+        "docs/apps.md": "# Apps\nApps for phones.",
+        "docs/install.md": "# Run your own server\nInstall it with Docker. See [apps](apps.md).",
+        "docs/faq.md": "# Questions\nAnswers. Before you start, [install](install.md) it "
+                       "and read about [apps](apps.md).",
+    }
+    for name, text in pages.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    index = build_index(tmp_path, HashingEmbedder())
+    said = listing(index, load_lexicon("en"), 5)
+    assert '"Dev blog", "The API", "Apps", "Run your own server" and "Questions"' in said, said
+
+
 def test_a_page_of_names_under_headings_says_the_names_of_the_heading_asked(
         tmp_path: Path) -> None:
     """A page that is nothing but lists of names under headings (libraries by language) has

@@ -46,14 +46,25 @@ def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
     # The home page (the shallowest overview) stands for no section; a folder's index does.
     depth = min((p.count("/") for p in overview), default=0)
     home = {p for p in overview if p.count("/") == depth}
-    sections = [p for p in index.section_pages(lex.lang) if p.page_id not in home]
+    folders = [(f, p) for f, p in index.sections(lex.lang) if p.page_id not in home]
     first = _home(index, lex.lang)
-    if len(sections) < 2 and first is not None:
+    if len(folders) < 2 and first is not None:
         headings = _home_headings(index, first)
         if len(headings) >= 2:
             return _join_titles(headings[:count], lex)
-    named = {p.page_id for p in sections}
-    chosen = sections + [p for p in pages if p.page_id not in overview | named]
+    # A section inside another is part of it (an API's streaming API); a page inside a
+    # section is one of its pages (a blog's posts). Between the two: the pages of no section
+    # (a docs folder without an index page of its own), those other pages link to most first.
+    top = [p for f, p in folders if not any(f.startswith(g + "/") for g, _ in folders)]
+    nested = [p for _, p in folders if all(p.page_id != t.page_id for t in top)]
+    named = {p.page_id for _, p in folders}
+    linked = Counter(target for p in pages for target in set(p.links) if target != p.page_id)
+    loose = sorted((p for p in pages if p.page_id not in overview | named
+                    and not any(p.page_id.startswith(f + "/") for f, _ in folders)),
+                   key=lambda p: (-linked[p.page_id], p.page_id.count("/")))
+    listed = overview | named | {p.page_id for p in loose}
+    inside = [p for p in pages if p.page_id not in listed]
+    chosen = top + loose + nested + inside
     return _join_titles([p.title for p in chosen if p.title.strip()][:count], lex)
 
 

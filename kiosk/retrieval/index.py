@@ -204,18 +204,22 @@ class SiteIndex:
         return tuple(p for p in self.pages if _is_overview(p.page_id))
 
     @cached_property
-    def _sections(self) -> dict[str, tuple[PageInfo, ...]]:
+    def _sections(self) -> dict[str, tuple[tuple[str, PageInfo], ...]]:
         # Read once per language, as the overview pages are.
         return {lang: _section_pages([p for p in self.pages if p.lang == lang])
                 for lang in self._langs}
 
-    def section_pages(self, lang: str) -> list[PageInfo]:
-        """The pages that stand for the site's sections: each folder's own page (its index
-        or README, or the page named as the folder beside it), top folders first, larger
-        sections first; the site's home page is none of them. What "I can tell you about..."
-        names: a section each, not the first pages of one folder."""
+    def sections(self, lang: str) -> list[tuple[str, PageInfo]]:
+        """The site's sections, as (folder, the page that stands for it): each folder's own
+        page (its index or README, or the page named as the folder beside it), top folders
+        first, larger sections first; the site's home page is none of them. What "I can
+        tell you about..." names: a section each, not the first pages of one folder."""
         found = self._sections.get(lang)
         return list(_section_pages(self.pages) if found is None else found)
+
+    def section_pages(self, lang: str) -> list[PageInfo]:
+        """The pages of `sections`, in their order."""
+        return [page for _, page in self.sections(lang)]
 
     def overview_pages(self, lang: str) -> list[PageInfo]:
         """Home / index pages: the natural answer to 'what is on this site'."""
@@ -616,7 +620,7 @@ def _is_overview(page_id: str) -> bool:
     return _stem(page_id) in OVERVIEW_STEMS
 
 
-def _section_pages(pages: list[PageInfo]) -> tuple[PageInfo, ...]:
+def _section_pages(pages: list[PageInfo]) -> tuple[tuple[str, PageInfo], ...]:
     size: dict[str, int] = {}
     for p in pages:
         parts = p.page_id.split("/")[:-1]
@@ -634,7 +638,7 @@ def _section_pages(pages: list[PageInfo]) -> tuple[PageInfo, ...]:
         if folder in size:
             own.setdefault(folder, p)
     found = sorted((f.count("/"), -size[f], f) for f in own)
-    return tuple(own[f] for *_, f in found)
+    return tuple((f, own[f]) for *_, f in found)
 
 
 def _lexical_text(page: PageInfo | Page, chunk: Chunk) -> str:
