@@ -448,7 +448,10 @@ class Brain:
         if analysis.needs_confidence and history:
             bare = self._bare(analysis.utterance, lang)
             bare_conf = confidence(bare[1])
-        resolution = decide(analysis, history, self.params.resolver, bare_conf, screen_page)
+        overview = self.index.overview_pages(lang)
+        home = screen_page is not None and bool(overview) and overview[0].page_id == screen_page
+        resolution = decide(analysis, history, self.params.resolver, bare_conf, screen_page,
+                            screen_home=home)
         gate: GateDecision | None = None
         if (self.params.gate is not None or self.params.gate_features) and self._gated(
                 analysis, resolution, history):

@@ -898,6 +898,20 @@ def test_the_site_overview_names_top_sections_then_pages_of_no_section(
     assert '"Dev blog", "The API", "Apps", "Run your own server" and "Questions"' in said, said
 
 
+def test_the_home_page_on_screen_is_no_page_pointed_at(tmp_path: Path) -> None:
+    """"Is there something on here about X" with the home page on screen searches the site:
+    the home page is not made a candidate for "here"; another page on screen is."""
+    (tmp_path / "index.md").write_text("# Harbor museum\nA museum of ships and fossils.\n",
+                                       encoding="utf-8")
+    (tmp_path / "fossils.md").write_text("# Fossil hall\nBones of dinosaurs.\n",
+                                         encoding="utf-8")
+    brain = _brain(tmp_path)
+    asked = "is there something on here about dinosaurs"
+    assert brain.respond((), asked, "index.md", "en").resolution.anchors == ()
+    shown = brain.respond((), asked, "fossils.md", "en").resolution.anchors
+    assert [a.page_id for a in shown] == ["fossils.md"]
+
+
 def test_a_page_of_names_under_headings_says_the_names_of_the_heading_asked(
         tmp_path: Path) -> None:
     """A page that is nothing but lists of names under headings (libraries by language) has

@@ -437,6 +437,23 @@ def test_this_plus_a_noun_points_at_the_page_on_screen(lang: str, utterance: str
 
 
 @pytest.mark.parametrize(("lang", "utterance"), [
+    ("en", "is there something on here about dinosaurs"),
+    ("ja", "ここに恐竜のことって何かある"),
+])
+def test_here_with_the_home_page_on_screen_is_the_site(lang: str, utterance: str) -> None:
+    """The home page only sums the site up: "here" on it asks the whole site, and the home
+    page gets no bonus as the page pointed at (18F's methods: "is there something on here
+    about finding themes" had found the home page's blurb)."""
+    a = analyze(utterance, (), load_lexicon(lang), P)
+    assert a.proximal
+    shown = decide(a, (), P, bare_confidence=(0.6, 0.5), screen_page="x/screen.md")
+    assert _bonus(shown.anchors).get("x/screen.md") == P.anchor_screen
+    home = decide(a, (), P, bare_confidence=(0.6, 0.5), screen_page="index.md",
+                  screen_home=True)
+    assert home.query is not None and "index.md" not in _bonus(home.anchors)
+
+
+@pytest.mark.parametrize(("lang", "utterance"), [
     ("en", "what is this for"),
     ("ja", "これって何に使うの"),
 ])

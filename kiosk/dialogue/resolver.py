@@ -514,10 +514,12 @@ def _anchors(*found: tuple[str | None, float, str],
 
 def decide(analysis: Analysis, history: History, params: ResolverParams,
            bare_confidence: tuple[float, float] | None = None,
-           screen_page: str | None = None) -> Resolution:
+           screen_page: str | None = None, screen_home: bool = False) -> Resolution:
     """The search for this turn. `bare_confidence`: (best page score, relative lead over the
     second page) of the bare utterance, when `analysis.needs_confidence` asked for it;
-    `screen_page`: the page on the touchscreen, which "this/here" points at."""
+    `screen_page`: the page on the touchscreen, which "this/here" points at, unless it is
+    the site's home page (`screen_home`): then "is there something on here about X" asks
+    the site, and the home page, which only sums the site up, is no answer to prefer."""
     a = analysis
     base = SearchQuery.of(a.utterance)
     if a.kind == ACT:
@@ -540,7 +542,8 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
                                            and _tapped_to(screen_page, history, a)))):
         return Resolution(a.lang, None, PAGE, a.detail, None)
     # "this" / "here" with a page on screen: the screen is the first candidate.
-    screen_anchor = (screen_page, params.anchor_screen if a.proximal else 0.0, "")
+    screen_anchor = (screen_page, params.anchor_screen if a.proximal and not screen_home
+                     else 0.0, "")
     prev = _previous_usable(history)
     if a.rejection and prev is not None:
         # The visitor rejects the answer, not the question: "no, I mean for children" keeps
@@ -612,7 +615,7 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
     band = params.ellipsis_band if kind == ELLIPSIS else 0.0
     head = base.segments if own else (
         QuerySegment(a.utterance, params.bare_utterance_weight, "utterance"),)
-    if kind == IMMEDIATE and screen_page not in (None, answered_page):
+    if kind == IMMEDIATE and screen_page not in (None, answered_page) and not screen_home:
         # The visitor tapped to another page since that answer: "that" may be what they are
         # looking at now. It competes as the answer's page does, on its own trust.
         own_bonus = params.anchor_immediate_own if pooled else params.anchor_immediate
