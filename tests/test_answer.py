@@ -912,6 +912,31 @@ def test_the_home_page_on_screen_is_no_page_pointed_at(tmp_path: Path) -> None:
     assert [a.page_id for a in shown] == ["fossils.md"]
 
 
+def test_an_answer_from_an_opening_that_never_names_its_page_says_the_name_first(
+        tmp_path: Path) -> None:
+    """A method card whose description says what the method does, not what it is called:
+    "is there a quick way to find usability problems" heard only the description and never
+    the name to ask for. The title goes first, unless the visitor named it, or the title is
+    no name (a question, a sentence)."""
+    (tmp_path / "heuristic.md").write_text(
+        "---\ntitle: Heuristic evaluation\ndescription: A quick way to find common, large "
+        "usability problems on a website.\n---\n## How to do it\nAsk three experts to review "
+        "the site against a list of rules.\n", encoding="utf-8")
+    (tmp_path / "sorting.md").write_text(
+        "---\ntitle: How do I sort cards?\ndescription: Ask people to group topics on cards "
+        "by what belongs together.\n---\n", encoding="utf-8")
+    brain = _brain(tmp_path)
+
+    def said(question: str) -> str:
+        return brain.respond((), question, lang="en").reply.text
+
+    assert said("is there a quick way to find usability problems") == (
+        "Heuristic evaluation: A quick way to find common, large usability problems on a "
+        "website.")
+    assert said("what is a heuristic evaluation").startswith("A quick way")
+    assert said("how should people group topics on cards").startswith("Ask people")
+
+
 def test_a_page_of_names_under_headings_says_the_names_of_the_heading_asked(
         tmp_path: Path) -> None:
     """A page that is nothing but lists of names under headings (libraries by language) has

@@ -19,7 +19,7 @@ from kiosk.answer.declines import listing, site_overview
 from kiosk.answer.defines import defines
 from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams, Reply
 from kiosk.answer.runs import announcing, orphans, run_from, say_from, speak
-from kiosk.answer.sentences import page_reading
+from kiosk.answer.sentences import page_reading, terms_of
 from kiosk.answer.shapes import cue_terms
 from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon
@@ -27,6 +27,7 @@ from kiosk.dialogue.query import SearchQuery
 from kiosk.dialogue.resolver import ACT, DISTANT, PAGE, REPEAT, SITE, Resolution, clean
 from kiosk.retrieval.embedder import Embedder
 from kiosk.retrieval.index import PageHit, SiteIndex
+from kiosk.text import content_terms
 
 
 def compose(
@@ -139,7 +140,32 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         if there.spoken:
             return there
     picked, body = say_from(sents, heads, start, lex, params, gaps)
+    if picked and owner[picked[0]] == owner[0] and _unnamed(
+            sents, heads, picked[0], title, r.query.segments[0].text, history):
+        body = lex.replies["titled"].format(title=title, body=body)
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
+
+
+# A page title said as a name ("Heuristic evaluation", "Dot voting") is a few words long.
+_NAME_WORDS = 5
+
+
+def _unnamed(sents: list[str], heads: list[str], first: int, title: str, utterance: str,
+             history: History) -> bool:
+    """The reply opens with the page's headless opening (a card's description: "A quick way
+    to find common, large usability problems") that names nothing of the page's title, and
+    neither the visitor nor a reply of the conversation named it: said alone, the visitor
+    hears what the thing does and never what it is called."""
+    named = terms_of(title)
+    if (heads[first] or not named or title.rstrip().endswith(("?", "？"))
+            or len(title.split()) > _NAME_WORDS or any(c.isdigit() for c in title)
+            or not content_terms(title.split()[0])
+            or named & terms_of(sents[first])
+            or named & terms_of(utterance)):
+        # (a title that asks, tells or numbers something, or opens with a word that names
+        # nothing, "I'm having trouble ...", is no name to say)
+        return False
+    return not any(named & terms_of(ex.reply) for ex in history if ex.reply)
 
 
 def _asked_sentence(query: SearchQuery, sents: list[str], heads: list[str], owner: list[int],
