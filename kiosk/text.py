@@ -26,11 +26,12 @@ _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
 # least five times", 本当!?)
 _SENTENCE_END_JA = re.compile(r"(?<=[。！？!?])(?![)）」』”’\"'\]。！？!?])")
 # (not after an abbreviation that ends no sentence, "e.g. The", "Dr. Smith"; nor after a.m. /
-# p.m. before a bracket or a number: "10:00 p.m. (ET), and Saturday")
+# p.m. before a bracket, a number or a time zone: "10:00 p.m. (ET), and Saturday", "1:30
+# p.m. ET, and the call center")
 _SENTENCE_END_EN = re.compile(
     r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bDr\.)"
     r"(?<!\bvs\.)(?<!\bSt\.)(?<!\bU\.S\.)(?:(?<!\b[ap]\.m\.)\s+(?=[A-Z0-9\"'(\[])|"
-    r"(?<=\b[ap]\.m\.)\s+(?=[A-Z\"'\[]))")
+    r"(?<=\b[ap]\.m\.)\s+(?!(?:[A-Z]{1,3}T|UTC)\b)(?=[A-Z\"'\[]))")
 # A sentence's own end mark at the end of a text, perhaps inside a closing bracket or quote.
 SENTENCE_END_EN = re.compile(r"[.!?][)\"”’]*$")
 SENTENCE_END_JA = re.compile(r"[。！？!?][）」』)]*$")

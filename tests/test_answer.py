@@ -937,6 +937,38 @@ def test_an_answer_from_an_opening_that_never_names_its_page_says_the_name_first
     assert said("how should people group topics on cards").startswith("Ask people")
 
 
+class _SenseEmbedder(HashingEmbedder):
+    """The hashing embedder with a little meaning: words of one sense share a vector."""
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        same = {"reorder": "refill", "pills": "prescriptions"}
+        return super()._embed([" ".join(same.get(w, w) for w in t.lower().split())
+                               for t in texts])
+
+
+def test_a_start_the_visitors_words_barely_found_is_chosen_again_by_meaning(
+        tmp_path: Path) -> None:
+    """"How can I reorder my pills without going to the pharmacy": only "pharmacy" is on the
+    page, in two sentences; by words the first wins. Under a third of the question's words,
+    the one closest in meaning among those holding one of them is said."""
+    (tmp_path / "rx.md").write_text(
+        "# Medicines\nYou can pick up medicine at the pharmacy counter on the ground floor.\n"
+        "Refill your prescriptions online and the pharmacy mails them to your home.\n",
+        encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe sells soup.\n", encoding="utf-8")
+    emb = _SenseEmbedder()
+    brain = Brain(build_index(tmp_path, emb), emb)
+    # (a two-page site scores every question low: the test asks for the page, not the scope)
+    brain.params = replace(brain.params, answer=replace(
+        brain.params.answer, scope_page_below=0.0, scope_page_floor=0.0, scope_peak_below=0.0))
+    asked = "how can i reorder my pills without going to the pharmacy"
+    said = brain.respond((), asked, lang="en").reply.text
+    assert said.startswith("Refill your prescriptions"), said
+    brain.params = replace(brain.params, answer=replace(brain.params.answer, meaning_below=0.0))
+    said = brain.respond((), asked, lang="en").reply.text
+    assert said.startswith("You can pick up medicine"), said
+
+
 def test_a_page_of_names_under_headings_says_the_names_of_the_heading_asked(
         tmp_path: Path) -> None:
     """A page that is nothing but lists of names under headings (libraries by language) has

@@ -186,6 +186,10 @@ def test_sentences_split_both_languages() -> None:
      ["When Bobby was cut from St. Xavier, he left.", "Ask Dr. Lee, e.g. The desk."]),
     ("We close at 5 p.m. Tickets are sold until 4 p.m.",
      ["We close at 5 p.m.", "Tickets are sold until 4 p.m."]),
+    # ... nor before a time zone
+    ("Busiest from 10:30 a.m. to 1:30 p.m. ET, and closed on holidays. Call us at 9 a.m. PT.",
+     ["Busiest from 10:30 a.m. to 1:30 p.m. ET, and closed on holidays.",
+      "Call us at 9 a.m. PT."]),
 ])
 def test_sentences_end_where_a_sentence_ends(text: str, said: list[str]) -> None:
     assert sentences(text) == said

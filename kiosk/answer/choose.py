@@ -103,6 +103,32 @@ def best_start(sents: list[str], heads: list[str], query_terms: dict[str, float]
     return best
 
 
+def by_meaning(utterance: str, start: int, sents: list[str], heads: list[str],
+               index: SiteIndex, embedder: Embedder, params: AnswerParams) -> int:
+    """The start again, by meaning, when the visitor's words barely found it: under
+    params.meaning_below of their weight in the chosen sentence and its heading, the
+    sentence closest in meaning (e5, query against passage, with its heading) among those
+    holding one of their words wins ("how can i reorder my pills without going to the
+    pharmacy": "pharmacy" alone found a sentence on eligibility; "Use our VA prescription
+    refill tool ..." says it). A sentence with none of their words is left out: short,
+    general ones ("We're here to help.") sit close in meaning to anything."""
+    asked = index.search_terms(SearchQuery.of(utterance))
+    total = sum(asked.values())
+    if not params.meaning_below or total <= 0:
+        return start
+    found = terms_of(sents[start]) | terms_of(heads[start])
+    share = sum(w for t, w in asked.items() if t in found) / total
+    if share <= 0 or share >= params.meaning_below:
+        return start  # (none at all: the words ask nothing of the page, a bare follow-up)
+    holding = [i for i, sent in enumerate(sents) if asked.keys() & terms_of(sent)]
+    if len(holding) < 2:
+        return start
+    vectors = embedder.embed_passages([f"{heads[i]}: {sents[i]}" if heads[i] else sents[i]
+                                       for i in holding])
+    cosine = vectors @ embedder.embed_queries([utterance])[0]
+    return holding[int(np.argmax(cosine))]
+
+
 def points_to(sentence: str, page_id: str, index: SiteIndex, lex: Lexicon) -> PageInfo | None:
     """The page a sentence sends the reader to for what it is about: it holds the words of
     one of its page's links and a pointer's ("For details, see Eligibility.", 作成方法について

@@ -7,6 +7,7 @@ from dataclasses import replace
 from kiosk.answer.choose import (
     asked_as,
     best_start,
+    by_meaning,
     heard_in,
     labelled_by_asking,
     named_heading_bonus,
@@ -85,14 +86,14 @@ def compose(
     # topic, not the one asked about (vagov-en reply F1 0.388 with them, 0.397 without).
     reply = _from_page(r, info.page_id, info.title, index, history, lex, params,
                        summary=False, chunk=top.chunk,
-                       embedder=None if r.kind == DISTANT else embedder)
+                       embedder=None if r.kind == DISTANT else embedder, meaning=embedder)
     return replace(reply, weak=top.score < params.weak_below)
 
 
 def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, history: History,
                lex: Lexicon, params: AnswerParams, *, summary: bool,
                chunk: int | None = None, embedder: Embedder | None = None,
-               follow: bool = True) -> Reply:
+               follow: bool = True, meaning: Embedder | None = None) -> Reply:
     """The reply said from one page. An answer whose best sentence sends the reader to
     another page (`points_to`) is said from that page instead, once (`follow`)."""
     lang = lex.lang
@@ -133,10 +134,13 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     assert r.query is not None
     start = _asked_sentence(r.query, sents, heads, owner, title, index, said, lex, params,
                             chunk, embedder)
+    if meaning is not None:
+        start = by_meaning(r.query.segments[0].text, start, sents, heads, index, meaning,
+                           params)
     target = points_to(sents[start], page_id, index, lex) if follow else None
     if target is not None:
         there = _from_page(r, target.page_id, target.title, index, history, lex, params,
-                           summary=False, embedder=embedder, follow=False)
+                           summary=False, embedder=embedder, follow=False, meaning=meaning)
         if there.spoken:
             return there
     picked, body = say_from(sents, heads, start, lex, params, gaps)

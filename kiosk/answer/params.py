@@ -80,6 +80,14 @@ class AnswerParams:
     # off-topic question the peak kept answering, over every set (scripts/fit_scope.py).
     scope_story_tokens: int = 10
 
+    # A start that holds under this share of the visitor's words (by weight, with its
+    # heading) is chosen again by meaning among the sentences holding one of them
+    # (`by_meaning`). Fitted leaving each site out (scripts/fit_meaning.py): 0.3 on every
+    # fold; key facts said left out +0 / +1 / +1 / +2 turns (logingov-en, methods18f-en,
+    # misskey-ja, vagov-en); at 0.4 logingov-en -1 and vagov-en -1, at 0.2 methods18f-en
+    # -1. 0 turns it off.
+    meaning_below: float = 0.3
+
     # --- what a reply may hold
     # The longest reply said in one go, in characters (a Japanese character says more).
     max_reply_chars_ja: int = 140
