@@ -475,3 +475,24 @@ def test_a_katakana_word_the_site_never_writes_counts_as_its_bigrams(tmp_path: P
     assert "エック" not in weights
     assert weights["エッ"] + weights["ック"] == pytest.approx(1.0)
     assert index.search_terms(SearchQuery.of("チェック"))["チェック"] == pytest.approx(0.5)
+
+
+def test_sentences_embedded_as_passages_are_kept_and_bounded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reply's sentences chosen by meaning are embedded once: asked again (the same page at
+    the next turn), they cost no encoder call; the oldest go past the bound."""
+    import kiosk.retrieval.index as index_module
+
+    (tmp_path / "a.md").write_text("# A\nThe cafe sells soup.\n", encoding="utf-8")
+    emb = HashingEmbedder()
+    index = build_index(tmp_path, emb)
+    calls = emb.calls
+    first = index.passage_vectors(["The cafe sells soup.", "Tea is free."], emb)
+    assert emb.calls == calls + 2 and first.shape == (2, emb.dim)
+    again = index.passage_vectors(["Tea is free.", "The cafe sells soup."], emb)
+    assert emb.calls == calls + 2
+    assert np.array_equal(again, first[::-1])
+    monkeypatch.setattr(index_module, "PASSAGES_KEPT", 2)
+    index.passage_vectors(["A third sentence."], emb)  # "Tea is free." was read first
+    index.passage_vectors(["Tea is free."], emb)
+    assert emb.calls == calls + 4

@@ -123,10 +123,10 @@ def by_meaning(utterance: str, start: int, sents: list[str], heads: list[str],
     holding = [i for i, sent in enumerate(sents) if asked.keys() & terms_of(sent)]
     if len(holding) < 2:
         return start
-    vectors = embedder.embed_passages([f"{heads[i]}: {sents[i]}" if heads[i] else sents[i]
-                                       for i in holding])
-    cosine = vectors @ embedder.embed_queries([utterance])[0]
-    return holding[int(np.argmax(cosine))]
+    asked_vector = embedder.embed_queries([utterance])[0]  # (remembered from the search)
+    vectors = index.passage_vectors([f"{heads[i]}: {sents[i]}" if heads[i] else sents[i]
+                                     for i in holding], embedder)
+    return holding[int(np.argmax(vectors @ asked_vector))]
 
 
 def points_to(sentence: str, page_id: str, index: SiteIndex, lex: Lexicon) -> PageInfo | None:

@@ -58,6 +58,9 @@ SEGMENTS_REMEMBERED = 32
 # "Creating a Vue Application" steps, a blog post's "Plugins").
 RETELLING_CHUNKS = 2
 CHANGELOG_VERSIONS = 5
+# Sentences embedded as passages kept in memory (`SiteIndex.passage_vectors`): 384 floats
+# each, about 6 MB.
+PASSAGES_KEPT = 4096
 # A version number that heads a release's notes: "2026.5.4", "v1.2.0 (2024-01-05)", "12.95.0",
 # "[1.0.0] - 2017-06-20". (Only a heading over text of its own is a chunk's: Misskey's notes
 # give each release's date under its number.)
@@ -162,6 +165,8 @@ class SiteIndex:
     _langs: frozenset[str] = field(default_factory=frozenset, init=False, repr=False)
     _segments: OrderedDict[str, _SegmentScores] = field(default_factory=OrderedDict,
                                                         init=False, repr=False)
+    _passages: OrderedDict[str, Vectors] = field(default_factory=OrderedDict, init=False,
+                                                 repr=False)
 
     def __post_init__(self) -> None:
         self._page_pos = {p.page_id: i for i, p in enumerate(self.pages)}
@@ -362,6 +367,20 @@ class SiteIndex:
             if heading not in self.questions:
                 self.questions[heading] = _asked(embedder, heading)
         return np.stack([self.questions[h] for h in headings])
+
+    def passage_vectors(self, texts: list[str], embedder: Embedder) -> Vectors:
+        """These texts of the site's pages (sentences a reply chooses among) embedded as
+        passages, the last PASSAGES_KEPT kept: a kiosk is asked about the same pages again,
+        and a conversation reads one page at several turns."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._passages]
+        if missing:
+            for text, vector in zip(missing, embedder.embed_passages(missing), strict=True):
+                self._passages[text] = vector
+        for text in texts:
+            self._passages.move_to_end(text)
+        while len(self._passages) > PASSAGES_KEPT:
+            self._passages.popitem(last=False)
+        return np.stack([self._passages[t] for t in texts])
 
     def prepare(self, texts: Iterable[str], embedder: Embedder) -> None:
         """Score these texts now (a reply while it is spoken), for a later query that holds
