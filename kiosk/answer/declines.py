@@ -55,7 +55,10 @@ def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
     # A section inside another is part of it (an API's streaming API); a page inside a
     # section is one of its pages (a blog's posts). Between the two: the pages of no section
     # (a docs folder without an index page of its own), those other pages link to most first.
-    top = [p for f, p in folders if not any(f.startswith(g + "/") for g, _ in folders)]
+    top = [p for f, p in folders
+           if p.title.strip() and not any(f.startswith(g + "/") for g, _ in folders)]
+    if len(top) >= count:  # (a site of many sections: the rest is not read)
+        return _join_titles([p.title for p in top][:count], lex)
     nested = [p for _, p in folders if all(p.page_id != t.page_id for t in top)]
     named = {p.page_id for _, p in folders}
     linked = Counter(target for p in pages for target in set(p.links) if target != p.page_id)
