@@ -21,7 +21,7 @@ from kiosk.answer.defines import defines
 from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams, Reply
 from kiosk.answer.runs import announcing, orphans, run_from, say_from, speak
 from kiosk.answer.sentences import page_reading, terms_of
-from kiosk.answer.shapes import cue_terms
+from kiosk.answer.shapes import asked_shapes, cue_terms, shapes_of
 from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon
 from kiosk.dialogue.query import SearchQuery
@@ -134,9 +134,11 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     assert r.query is not None
     start = _asked_sentence(r.query, sents, heads, owner, title, index, said, lex, params,
                             chunk, embedder)
-    if meaning is not None:
-        start = by_meaning(r.query.segments[0].text, start, sents, heads, index, meaning,
-                           params)
+    utterance = r.query.segments[0].text
+    if meaning is not None and not (asked_shapes(utterance, lex)[0] & shapes_of(sents[start])):
+        # (a start of the shape asked for, "3 to 6 months" for "how long", was chosen for
+        # that, not for the words)
+        start = by_meaning(utterance, start, sents, heads, index, meaning, params)
     target = points_to(sents[start], page_id, index, lex) if follow else None
     if target is not None:
         there = _from_page(r, target.page_id, target.title, index, history, lex, params,
