@@ -24,6 +24,7 @@ from kiosk.answer import (
     out_of_scope,
     page_defines,
     page_holds,
+    prepare_meaning,
 )
 from kiosk.dialogue.gate import ContextGate, load_gate
 from kiosk.dialogue.history import Exchange, History
@@ -188,6 +189,9 @@ class Brain:
         while the reply is spoken."""
         if exchange.act is None and not exchange.repair and exchange.reply.strip():
             self.index.prepare([exchange.reply], self.embedder)
+            if exchange.page_id is not None and self.index.page(exchange.page_id) is not None:
+                prepare_meaning(self.index, exchange.page_id, self.embedder,
+                                self.params.answer)
 
     def forget(self, texts: list[str] | None = None) -> None:
         """Drop remembered query texts (all, or these): benchmarks time fresh queries."""

@@ -969,6 +969,34 @@ def test_a_start_the_visitors_words_barely_found_is_chosen_again_by_meaning(
     assert said.startswith("You can pick up medicine"), said
 
 
+def test_the_page_just_answered_is_read_for_meaning_while_the_reply_is_spoken(
+        tmp_path: Path) -> None:
+    """`Brain.remember` (the loop calls it while the reply is spoken) embeds the sentences of
+    the reply's page: a follow-up whose start is chosen by meaning costs no encoder call for
+    them."""
+    (tmp_path / "rx.md").write_text(
+        "# Medicines\nYou can pick up medicine at the pharmacy counter on the ground floor.\n"
+        "Refill your prescriptions online and the pharmacy mails them to your home.\n",
+        encoding="utf-8")
+    emb = _SenseEmbedder()
+    brain = Brain(build_index(tmp_path, emb), emb)
+    said = Exchange(user="where is the pharmacy", lang="en", page_id="rx.md",
+                    reply="You can pick up medicine at the pharmacy counter on the ground floor.")
+    brain.remember(said)
+    calls = emb.calls
+    sents = ["You can pick up medicine at the pharmacy counter on the ground floor.",
+             "Refill your prescriptions online and the pharmacy mails them to your home."]
+    vectors = brain.index.passage_vectors([f"Medicines: {s}" for s in sents], emb)
+    assert emb.calls == calls and vectors.shape[0] == 2
+    # nothing is prepared when the start is never chosen by meaning
+    off = Brain(build_index(tmp_path, emb), emb)
+    off.params = replace(off.params, answer=replace(off.params.answer, meaning_below=0.0))
+    off.remember(said)
+    calls = emb.calls
+    off.index.passage_vectors([f"Medicines: {sents[0]}"], emb)
+    assert emb.calls == calls + 1
+
+
 def test_a_page_of_names_under_headings_says_the_names_of_the_heading_asked(
         tmp_path: Path) -> None:
     """A page that is nothing but lists of names under headings (libraries by language) has

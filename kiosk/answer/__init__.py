@@ -17,6 +17,7 @@ One module per concern, in the order a reply is made:
     params.py      the weights (AnswerParams) and the reply
 """
 
+from kiosk.answer.choose import prepare_meaning
 from kiosk.answer.compose import compose
 from kiosk.answer.declines import decline, listing, out_of_scope
 from kiosk.answer.defines import page_defines
@@ -29,4 +30,4 @@ from kiosk.answer.speakable import speakable
 
 __all__ = ["AnswerParams", "Reply", "asked_shapes", "compose", "decline", "leans_back",
            "listing", "lists_as_sentences", "out_of_scope", "page_defines", "page_holds",
-           "page_sentences", "speakable"]
+           "page_sentences", "prepare_meaning", "speakable"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from kiosk.answer.params import AnswerParams
 from kiosk.answer.runs import opens_section
-from kiosk.answer.sentences import terms_of
+from kiosk.answer.sentences import page_reading, terms_of
 from kiosk.answer.shapes import SHAPES, shapes_of
 from kiosk.answer.speakable import ASKING_LABELS
 from kiosk.dialogue.history import History
@@ -124,9 +124,25 @@ def by_meaning(utterance: str, start: int, sents: list[str], heads: list[str],
     if len(holding) < 2:
         return start
     asked_vector = embedder.embed_queries([utterance])[0]  # (remembered from the search)
-    vectors = index.passage_vectors([f"{heads[i]}: {sents[i]}" if heads[i] else sents[i]
-                                     for i in holding], embedder)
+    vectors = index.passage_vectors([_passage(sents[i], heads[i]) for i in holding], embedder)
     return holding[int(np.argmax(vectors @ asked_vector))]
+
+
+def _passage(sentence: str, head: str) -> str:
+    return f"{head}: {sentence}" if head else sentence
+
+
+def prepare_meaning(index: SiteIndex, page_id: str, embedder: Embedder,
+                    params: AnswerParams) -> None:
+    """Embed the sentences of the page a reply was just said from (while it is spoken): a
+    follow-up's start chosen by meaning then costs no encoder call. A page longer than
+    params.meaning_prepared sentences is left to the turns that need it."""
+    if not params.meaning_below:
+        return
+    sents, heads, _, _ = page_reading(index, page_id, params)
+    if 0 < len(sents) <= params.meaning_prepared:
+        index.passage_vectors([_passage(s, h) for s, h in zip(sents, heads, strict=True)],
+                              embedder)
 
 
 def points_to(sentence: str, page_id: str, index: SiteIndex, lex: Lexicon) -> PageInfo | None:

@@ -90,6 +90,9 @@ class AnswerParams:
     # 1.4x -> 2.2x the bare search (+8 ms here); only the sentences of the chunks closest in
     # meaning (2-6 of them) cost as much (one call) and said fewer key facts.
     meaning_below: float = 0.3
+    # While a reply is spoken, the sentences of its page are embedded for the next turn when
+    # the page has at most this many (`prepare_meaning`; about 1.5 ms a sentence here).
+    meaning_prepared: int = 60
 
     # --- what a reply may hold
     # The longest reply said in one go, in characters (a Japanese character says more).
