@@ -86,9 +86,10 @@ class AnswerParams:
     # fold; key facts said left out +0 / +1 / +1 / +2 turns (logingov-en, methods18f-en,
     # misskey-ja, vagov-en); at 0.4 logingov-en -1 and vagov-en -1, at 0.2 methods18f-en
     # -1. 0 turns it off. Its cost: one more encoder call on the turns it decides (their
-    # sentences, kept: SiteIndex.passage_vectors), `kiosk bench brain --pages 5000` turn p95
-    # 1.4x -> 2.2x the bare search (+8 ms here); only the sentences of the chunks closest in
-    # meaning (2-6 of them) cost as much (one call) and said fewer key facts.
+    # sentences, kept: SiteIndex.passage_vectors; the page just answered is embedded while
+    # its reply is spoken), `kiosk bench brain --pages 5000` turn p95 1.65x the bare search
+    # (1.7x off, 2.1x without the preparing; README); only the sentences of the chunks
+    # closest in meaning (2-6 of them) cost as much (one call) and said fewer key facts.
     meaning_below: float = 0.3
     # While a reply is spoken, the sentences of its page are embedded for the next turn when
     # the page has at most this many (`prepare_meaning`; about 1.5 ms a sentence here).
