@@ -189,7 +189,7 @@ class Brain:
         while the reply is spoken."""
         if exchange.act is None and not exchange.repair and exchange.reply.strip():
             self.index.prepare([exchange.reply], self.embedder)
-            if exchange.page_id is not None and self.index.page(exchange.page_id) is not None:
+            if exchange.page_id is not None:
                 prepare_meaning(self.index, exchange.page_id, self.embedder,
                                 self.params.answer)
 
@@ -452,8 +452,8 @@ class Brain:
         if analysis.needs_confidence and history:
             bare = self._bare(analysis.utterance, lang)
             bare_conf = confidence(bare[1])
-        overview = self.index.overview_pages(lang)
-        home = screen_page is not None and bool(overview) and overview[0].page_id == screen_page
+        home = screen_page is not None and screen_page == next(
+            (p.page_id for p in self.index.overview_pages(lang)), None)
         resolution = decide(analysis, history, self.params.resolver, bare_conf, screen_page,
                             screen_home=home)
         gate: GateDecision | None = None

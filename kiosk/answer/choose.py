@@ -13,7 +13,7 @@ from kiosk.answer.runs import opens_section
 from kiosk.answer.sentences import page_reading, terms_of
 from kiosk.answer.shapes import SHAPES, shapes_of
 from kiosk.answer.speakable import ASKING_LABELS
-from kiosk.dialogue.history import History
+from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import Lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
 from kiosk.dialogue.resolver import clean
@@ -25,25 +25,27 @@ from kiosk.text import content_terms, terms
 def said_before(sents: list[str], history: History, params: AnswerParams) -> list[bool]:
     """Per sentence, whether a reply of the conversation said it (nearly all its terms in
     one reply: the visitor heard it, whatever the positions of this reply's sentences)."""
-    replies = [terms_of(ex.reply) for ex in history
-               if ex.act is None and not ex.repair and ex.reply]
+    return _said_in(sents, [ex for ex in history if ex.reply], params)
+
+
+def heard_in(sents: list[str], history: History, positions: tuple[int, ...],
+             params: AnswerParams) -> tuple[int, ...]:
+    """The sentences the replies at `positions` (the exchanges a follow-up leans on) said,
+    by their words, as `said_before` tells."""
+    leaned = [history[p] for p in positions if 0 <= p < len(history)]
+    return tuple(i for i, heard in enumerate(_said_in(sents, leaned, params)) if heard)
+
+
+def _said_in(sents: list[str], exchanges: list[Exchange], params: AnswerParams) -> list[bool]:
+    """Per sentence, whether one of these answers' replies holds nearly all its terms
+    (params.said_share)."""
+    replies = [terms_of(ex.reply) for ex in exchanges if ex.act is None and not ex.repair]
     out: list[bool] = []
     for sent in sents:
         own = terms_of(sent)
         out.append(bool(own) and any(len(own & said) >= params.said_share * len(own)
                                      for said in replies))
     return out
-
-
-def heard_in(sents: list[str], history: History, positions: tuple[int, ...],
-             params: AnswerParams) -> tuple[int, ...]:
-    """The sentences the replies at `positions` (the exchanges a follow-up leans on) said,
-    by their words: nearly all of a sentence's terms in one of them."""
-    replies = [terms_of(history[p].reply) for p in positions
-               if 0 <= p < len(history) and history[p].act is None and not history[p].repair]
-    return tuple(i for i, sent in enumerate(sents)
-                 if (own := terms_of(sent))
-                 and any(len(own & said) >= params.said_share * len(own) for said in replies))
 
 
 def sentence_query(query: SearchQuery, index: SiteIndex) -> dict[str, float]:

@@ -100,7 +100,6 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
     sents, heads, owner, gaps = page_reading(index, page_id, params)
     if not sents:
         return Reply(lex.replies["detail_end"].format(title=title), page_id, title, repair=False)
-    said = said_before(sents, history, params)
     # what the visitor heard of this page: the sentences replies said, by position, and by
     # their words those of the exchanges the turn leans on (a reply said from another page's
     # hit, or given from outside: evaluation's reference replies carry no positions)
@@ -132,8 +131,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
-    start = _asked_sentence(r.query, sents, heads, owner, title, index, said, lex, params,
-                            chunk, embedder)
+    start = _asked_sentence(r.query, sents, heads, owner, title, index,
+                            said_before(sents, history, params), lex, params, chunk, embedder)
     utterance = r.query.segments[0].text
     if meaning is not None and not (asked_shapes(utterance, lex)[0] & shapes_of(sents[start])):
         # (a start of the shape asked for, "3 to 6 months" for "how long", was chosen for
@@ -147,7 +146,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             return there
     picked, body = say_from(sents, heads, start, lex, params, gaps)
     if picked and owner[picked[0]] == owner[0] and _unnamed(
-            sents, heads, picked[0], title, r.query.segments[0].text, history):
+            sents, heads, picked[0], title, utterance, history):
         body = lex.replies["titled"].format(title=title, body=body)
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
 
