@@ -254,6 +254,32 @@ def test_front_matter_fields_a_layout_renders_are_text() -> None:
         ("How to do it", "Gather four participants.")]
 
 
+def test_a_description_written_without_its_end_is_said_as_a_sentence() -> None:
+    """A card's description is shown as a paragraph under its title, often written without a
+    full stop ("A format for running a meeting without a predefined agenda"): it is a
+    sentence, so that "we need to run a meeting without an agenda" can be answered with it. A
+    label of a few words, a description the page's own heading repeats, and the description
+    of a page of names (its label) are left as they are."""
+    _title, sections = parse_markdown(
+        "---\ntitle: Lean coffee\ndescription: A format for running a meeting without a "
+        "predefined agenda\n---\n## How to do it\nVote on the topics.\n")
+    assert sections[0].text == "A format for running a meeting without a predefined agenda."
+    _title, sections = parse_markdown(
+        "---\ntitle: Personas\ndescription: Misskeyの使い方をまとめたページ\n---\n本文です。\n")
+    assert sections[0].text == "Misskeyの使い方をまとめたページ。"
+    _title, sections = parse_markdown(
+        "---\ndescription: Our team\n---\n## Members\nWe are four.\n")
+    assert sections[0].text == "Our team"  # a label
+    _title, sections = parse_markdown(
+        "---\ndescription: 「Misskey」の商標登録が認められました\n---\n"
+        "# NEWS: 「Misskey」の商標登録が認められました\n\n2023年7月12日に登録されました！\n")
+    assert sections[0].text == "「Misskey」の商標登録が認められました"
+    _title, sections = parse_markdown(
+        "---\ndescription: Libraries for the API by language\n---\n## Python\n- MiPA\n"
+        "- MiPAC\n## Go\n- go-misskey\n")
+    assert sections[0].text == "Libraries for the API by language"
+
+
 def test_comments_styles_and_scripts_are_not_text_but_code_examples_stay_code() -> None:
     """A page's HTML comment, style sheet or script is never shown (18F's service blueprint
     said "@page { margin: 1in; }"); inside a code block the same markup is the example."""

@@ -124,6 +124,26 @@ def front_matter_sections(block: str, shown: frozenset[str] = frozenset()) -> li
     return [s for s in sections if s.text]
 
 
+# Prose a sentence end would finish: four words, or nine characters of Japanese script.
+_UNFINISHED_EN = re.compile(r"^(?:\S+\s+){3,}[\w)’'\"”]+$")
+_UNFINISHED_JA = re.compile(r"^.*[\u3040-\u30ff\u4e00-\u9fff].{8,}$", re.S)
+_ENDED = re.compile(r"[.!?。！？][\"”’)）」』]*$")
+
+
+def finished(text: str, headings: list[str]) -> str:
+    """A description as the layout shows it, a paragraph under the title: a sentence, even
+    when written without its end ("A format for running a meeting without a predefined
+    agenda"), so that it can be said. A label or a name (under four words) stays as it is,
+    and so does a description the page's title or a heading repeats (a post's "NEWS: 「Misskey」の
+    商標登録が認められました"): the visitor sees it there, it says nothing more."""
+    text = text.strip()
+    if not text or "\n" in text or _ENDED.search(text) or any(text in h for h in headings):
+        return text
+    if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
+        return text + "。" if _UNFINISHED_JA.match(text) else text
+    return text + "." if _UNFINISHED_EN.match(text) else text
+
+
 # A page's own front-matter field a layout renders under its name (18F's method cards: "what",
 # "why", "timeRequired"): a sentence, or a short value with a number ("1–2 hours"). Fields
 # that steer the generator are never said, whatever their value.

@@ -7,10 +7,12 @@ import html
 import re
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
 
 from kiosk.retrieval.frontmatter import (
     fields_shown,
+    finished,
     front_matter_fields,
     front_matter_sections,
     front_matter_title,
@@ -203,6 +205,10 @@ def _box_ends(line: str, within: str) -> bool:
     return False
 
 
+# A line of the body that ends as a sentence does.
+_SAYS = re.compile(r"[.!?。！？][\"”’)）」』]*$", re.M)
+
+
 def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Section]]:
     """A Markdown page's title and sections; `lang`: the page's language (by its text if not
     given), for what a container's box says on top."""
@@ -318,4 +324,10 @@ def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Sect
             if section.heading:
                 title = section.heading
                 break
+    if rendered and not rendered[0].heading and any(
+            _SAYS.search(s.text) for s in sections):
+        # (the description: what the layout shows under the title; a page of names, a list
+        # of libraries by language, is said by its names: its description is its label)
+        said = finished(rendered[0].text, [title, *(s.heading for s in sections)])
+        rendered[0] = replace(rendered[0], text=said)
     return title, rendered + sections
