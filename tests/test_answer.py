@@ -389,14 +389,16 @@ def test_the_sentence_comes_from_the_chunk_the_search_found(tmp_path: Path) -> N
 @pytest.mark.parametrize(("lang", "page", "question", "said"), [
     ("en", "# Visiting\n## Pets\nPets are not allowed in the halls.\n## Guide dogs\n"
            "But guide dogs are welcome in every hall of the building.\n",
-     "are guide dogs welcome", "Guide dogs are welcome in every hall of the building."),
+     "are guide dogs welcome",
+     "Visiting: Guide dogs are welcome in every hall of the building."),
     ("ja", "# 来館案内\n## ペット\nペットは館内に入れません。\n## 補助犬\n"
            "しかし、補助犬はすべての展示室に同伴できます。\n",
-     "補助犬は同伴できる", "補助犬はすべての展示室に同伴できます。"),
+     "補助犬は同伴できる", "来館案内：補助犬はすべての展示室に同伴できます。"),
 ])
 def test_a_connective_whose_sentence_is_not_said_is_left_out(
         tmp_path: Path, lang: str, page: str, question: str, said: str) -> None:
-    """The sentence "But" answered stands under another heading and is not said with it."""
+    """The sentence "But" answered stands under another heading and is not said with it.
+    (A new topic's answer that never names its page says the page's title first.)"""
     (tmp_path / "visit.md").write_text(page, encoding="utf-8")
     reply = _brain(tmp_path).respond((), question, lang=lang).reply
     assert reply.page_id == "visit.md" and reply.text == said
@@ -597,7 +599,7 @@ def test_a_reply_pointing_at_what_follows_says_it(tmp_path: Path) -> None:
         "- Have booked a study room in the library\n", encoding="utf-8")
     said = _said_from_first_chunk(tmp_path, "glasses.md", "will the museum lend me glasses",
                                   "en")
-    assert said.startswith("We lend reading glasses")
+    assert said.startswith("Eyeglasses: We lend reading glasses")
     assert "membership card" in said, said
 
 
@@ -733,7 +735,7 @@ def test_when_is_answered_with_the_day_not_a_year_alone(tmp_path: Path) -> None:
         "Talks, workshops and sprints fill the week.\n"
         "The conference takes place on 14 - 20 July 2025 in Prague.\n", encoding="utf-8")
     said = _said_from_first_chunk(tmp_path, "about.md", "when is the conference", "en")
-    assert said.startswith("The conference takes place on 14 - 20 July 2025")
+    assert said.startswith("EuroPython: The conference takes place on 14 - 20 July 2025")
 
 
 def test_a_follow_up_is_answered_with_what_was_not_said_yet(tmp_path: Path) -> None:
@@ -912,12 +914,12 @@ def test_the_home_page_on_screen_is_no_page_pointed_at(tmp_path: Path) -> None:
     assert [a.page_id for a in shown] == ["fossils.md"]
 
 
-def test_an_answer_from_an_opening_that_never_names_its_page_says_the_name_first(
-        tmp_path: Path) -> None:
+def test_an_answer_that_never_names_its_page_says_the_name_first(tmp_path: Path) -> None:
     """A method card whose description says what the method does, not what it is called:
     "is there a quick way to find usability problems" heard only the description and never
-    the name to ask for. The title goes first, unless the visitor named it, or the title is
-    no name (a question, a sentence)."""
+    the name to ask for; "how can a group agree on priorities" only a step. The title goes
+    first, unless the visitor named it, or the title is no name (a question, a sentence, a
+    headline's label), or the sentence has a label of its own."""
     (tmp_path / "heuristic.md").write_text(
         "---\ntitle: Heuristic evaluation\ndescription: A quick way to find common, large "
         "usability problems on a website.\n---\n## How to do it\nAsk three experts to review "
@@ -925,6 +927,13 @@ def test_an_answer_from_an_opening_that_never_names_its_page_says_the_name_first
     (tmp_path / "sorting.md").write_text(
         "---\ntitle: How do I sort cards?\ndescription: Ask people to group topics on cards "
         "by what belongs together.\n---\n", encoding="utf-8")
+    (tmp_path / "dots.md").write_text(
+        "---\ntitle: Dot voting\n---\n## How to do it\nGive each person three stickers to "
+        "place on the ideas they rank highest, so the group agrees on priorities quickly.\n",
+        encoding="utf-8")
+    (tmp_path / "news.md").write_text(
+        "# NEWS: Harbor partner\nThe harbor cafe now serves breakfast from early morning.\n",
+        encoding="utf-8")
     brain = _brain(tmp_path)
 
     def said(question: str) -> str:
@@ -933,6 +942,8 @@ def test_an_answer_from_an_opening_that_never_names_its_page_says_the_name_first
     assert said("is there a quick way to find usability problems") == (
         "Heuristic evaluation: A quick way to find common, large usability problems on a "
         "website.")
+    assert said("how can a group agree on priorities").startswith("Dot voting: Give each")
+    assert said("does the cafe serve breakfast").startswith("The harbor cafe")
     assert said("what is a heuristic evaluation").startswith("A quick way")
     assert said("how should people group topics on cards").startswith("Ask people")
 
@@ -963,7 +974,7 @@ def test_a_start_the_visitors_words_barely_found_is_chosen_again_by_meaning(
         brain.params.answer, scope_page_below=0.0, scope_page_floor=0.0, scope_peak_below=0.0))
     asked = "how can i reorder my pills without going to the pharmacy"
     said = brain.respond((), asked, lang="en").reply.text
-    assert said.startswith("Refill your prescriptions"), said
+    assert said.startswith("Medicines: Refill your prescriptions"), said
     brain.params = replace(brain.params, answer=replace(brain.params.answer, meaning_below=0.0))
     said = brain.respond((), asked, lang="en").reply.text
     assert said.startswith("You can pick up medicine"), said

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from kiosk.answer.choose import (
@@ -25,7 +26,16 @@ from kiosk.answer.shapes import asked_shapes, cue_terms, shapes_of
 from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon
 from kiosk.dialogue.query import SearchQuery
-from kiosk.dialogue.resolver import ACT, DISTANT, PAGE, REPEAT, SITE, Resolution, clean
+from kiosk.dialogue.resolver import (
+    ACT,
+    DISTANT,
+    INDEPENDENT,
+    PAGE,
+    REPEAT,
+    SITE,
+    Resolution,
+    clean,
+)
 from kiosk.retrieval.embedder import Embedder
 from kiosk.retrieval.index import PageHit, SiteIndex
 from kiosk.text import content_terms
@@ -145,8 +155,10 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         if there.spoken:
             return there
     picked, body = say_from(sents, heads, start, lex, params, gaps)
-    if picked and owner[picked[0]] == owner[0] and _unnamed(
+    if picked and (r.kind == INDEPENDENT or owner[picked[0]] == owner[0]) and not lex.find(
+            clean(utterance), lex.asks_what) and _unnamed(
             sents, heads, picked[0], title, utterance, history):
+        # (a new topic, or the page's opening; "what is X" named what it asks about)
         body = lex.replies["titled"].format(title=title, body=body)
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
 
@@ -157,20 +169,27 @@ _NAME_WORDS = 5
 
 def _unnamed(sents: list[str], heads: list[str], first: int, title: str, utterance: str,
              history: History) -> bool:
-    """The reply opens with the page's headless opening (a card's description: "A quick way
-    to find common, large usability problems") that names nothing of the page's title, and
+    """The reply names nothing of the page's title (a card's description, "A quick way to
+    find common, large usability problems"; a step of it, "Give each person three dots"), and
     neither the visitor nor a reply of the conversation named it: said alone, the visitor
-    hears what the thing does and never what it is called."""
+    hears what the thing does and never what it is called ("how can a big group agree on
+    priorities": "Dot voting: ...")."""
     named = terms_of(title)
-    if (heads[first] or not named or title.rstrip().endswith(("?", "？"))
+    if (not named or title.rstrip().endswith(("?", "？"))
             or len(title.split()) > _NAME_WORDS or any(c.isdigit() for c in title)
-            or not content_terms(title.split()[0])
+            or not content_terms(title.split()[0]) or _LABEL.match(title)
+            or _LABEL.match(sents[first])
             or named & terms_of(sents[first])
             or named & terms_of(utterance)):
         # (a title that asks, tells or numbers something, or opens with a word that names
-        # nothing, "I'm having trouble ...", is no name to say)
+        # nothing, "I'm having trouble ...", is no name to say; a headline's label, "NEWS:
+        # ...", or a sentence that opens with one of its own, "Python: ...", takes no other)
         return False
     return not any(named & terms_of(ex.reply) for ex in history if ex.reply)
+
+
+# A label before a colon ("Python: Misskey.py", "NEWS: 「Misskey」の…").
+_LABEL = re.compile(r"^[^:：]{1,40}[:：]\s*\S")
 
 
 def _asked_sentence(query: SearchQuery, sents: list[str], heads: list[str], owner: list[int],
