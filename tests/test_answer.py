@@ -674,6 +674,23 @@ def test_a_timetable_list_is_said_with_its_lead_in() -> None:
                               "en") == ["Related pages are listed here:", "Tickets", "Parking"]
 
 
+def test_a_heading_that_leads_into_its_list_is_said_with_its_items(tmp_path: Path) -> None:
+    """Login.gov's accepted IDs: under "### We do not accept:" stand bare items ("Military
+    IDs"); "what about my military id" heard a sentence about passports, since nothing said
+    the list. The heading is the list's lead-in: said with its items. A heading that leads
+    into nothing stays a heading."""
+    (tmp_path / "ids.md").write_text(
+        "# Accepted ID types\n## What ID can I use?\nMost people use a driver's license to "
+        "verify their identity online.\n### We do not accept:\n- Non-U.S. passports\n"
+        "- Military IDs\n- Library or student cards\n### Questions:\nCall us any "
+        "day of the week from nine to five.\n", encoding="utf-8")
+    sents = page_sentences(_brain(tmp_path).index, "ids.md")[0]
+    assert "We do not accept: non-U.S. passports, military IDs, and library or student " \
+        "cards." in sents
+    assert "Call us any day of the week from nine to five." in sents
+    assert not any(s.startswith("Questions") for s in sents)
+
+
 def test_a_finished_sentence_pointing_at_its_list_says_the_list() -> None:
     """"以下の方法で受け付けています。" and its items (misskey's donations page): said alone, the
     sentence points at what it does not say; it leads into its items as a lead-in with a

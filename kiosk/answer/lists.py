@@ -66,9 +66,11 @@ def lists_as_sentences(lines: list[str], lang: str,
     return [text for text, _ in list_sentences(lines, lang, params)]
 
 
-def list_sentences(lines: list[str], lang: str, params: AnswerParams
+def list_sentences(lines: list[str], lang: str, params: AnswerParams, headed: bool = False
                    ) -> list[tuple[str, int]]:
-    """`lists_as_sentences`, each line out with the position of the first line it says."""
+    """`lists_as_sentences`, each line out with the position of the first line it says;
+    `headed`: the first line is the section's heading, leading into the list under it ("We
+    do not accept:"), said with its items whatever its last word."""
     lex = load_lexicon(lang)
     out: list[tuple[str, int]] = []
     i = 0
@@ -99,7 +101,8 @@ def list_sentences(lines: list[str], lang: str, params: AnswerParams
             unfinished = unfinished or some
             # ... or every item pairs a label with its value, as a timetable does ("Monday &
             # Tuesday (14 & 15 July): Tutorials & Workshops"): the answer is in the items
-            joined = unfinished or ahead or any(
+            lead_heading = headed and i == 0
+            joined = unfinished or ahead or lead_heading or any(
                 _CONJUNCTION_END.search(x.strip()) for x in lines[i + 1:j - 1]) or (
                 j - i - 1 >= params.list_items_min
                 and all(_LABELLED.match(x.strip()) for x in lines[i + 1:j]))
@@ -108,7 +111,7 @@ def list_sentences(lines: list[str], lang: str, params: AnswerParams
             reach = j == i + 2 and bool(SHAPES["<phone>"].search(lines[i + 1]))
             # a finished sentence pointing at a list too long to say whole says the list's
             # first items and that it goes on (`[answer] more_items`): alone it says nothing
-            partial = ahead and bool(lex.more_items)
+            partial = (ahead or lead_heading) and bool(lex.more_items)
             count = j - i - 1
             if ((joined and count >= params.list_items_min
                     and (partial or count <= params.list_items_max)) or reach):

@@ -68,6 +68,13 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...],
                 if line not in chunks[k][2]:  # a link is where to click, not what to say
                     lines.append(line)
                     line_chunk.append(k)
+        head = chunks[pos][1].strip()
+        headed = head.endswith((":", "：")) and bool(lines) and lines[0].strip() != head
+        if headed:
+            # a heading that leads into the list under it ("We do not accept:" / "Military
+            # IDs" ...) is its lead-in: said with its items, as a colon's line is
+            lines.insert(0, head)
+            line_chunk.insert(0, pos)
         # (a line that is no sentence and is not said: an item, a lead-in, a label; not a
         # question or a short sentence a paragraph holds, "What is it?")
         group, unsaid = len(out), False
@@ -75,7 +82,7 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...],
         # a sentence in a box (`::: warning`) stands under what the box says on top: "the
         # warning here" is answered from it
         boxed = {said: title for k in range(pos, stop) for said, title in chunks[k][3]}
-        for said, first in list_sentences(lines, lang, params):
+        for said, first in list_sentences(lines, lang, params, headed):
             before = len(out)
             for sentence in sentences(said):
                 spoken = speakable(sentence, lang)
