@@ -629,7 +629,7 @@ def test_a_short_reply_goes_on_past_an_unsaid_list_to_what_the_section_says_next
     items too long to join), then the section's advice. Stopped at the list, the reply said
     only that security matters; a reply of one short sentence goes on to the advice (one
     that leans on the list, "And many more", still stops: the test above)."""
-    items = "".join(f"- Item {n} is a long example line that runs on for more than twenty-five "
+    items = "".join(f"- Item {n}, a long example line that runs on for more than twenty-five "
                     "words so that no list of these could ever be joined into one spoken "
                     "sentence by the reply at all\n" for n in range(3))
     (tmp_path / "page.md").write_text(
@@ -689,6 +689,25 @@ def test_a_heading_that_leads_into_its_list_is_said_with_its_items(tmp_path: Pat
         "cards." in sents
     assert "Call us any day of the week from nine to five." in sents
     assert not any(s.startswith("Questions") for s in sents)
+
+
+def test_a_bulleted_note_that_states_something_is_said_as_a_sentence() -> None:
+    """Login.gov's "Important notes:" and two bullets written without full stops ("You do
+    not need to pay for TTP again ..."): "do I have to pay again" heard another sentence,
+    since no bullet was a sentence. A bullet that is a clause is one; a name, a short label,
+    a question and a Japanese item stay as they are."""
+    said = lists_as_sentences([
+        "Important notes:",
+        "Your Known Traveler Number will not change when you create an account",
+        "You do not need to pay again unless it is time to renew your membership"], "en")
+    assert said == ["Important notes:",
+                    "Your Known Traveler Number will not change when you create an account.",
+                    "You do not need to pay again unless it is time to renew your membership."]
+    kept = ["Non-U.S. passports issued by any other country in the world", "Is it free",
+            "How do I know that my number will not change"]
+    assert lists_as_sentences(kept, "en") == kept
+    assert lists_as_sentences(["アカウントを作成しても番号は変わらない"], "ja") == [
+        "アカウントを作成しても番号は変わらない"]
 
 
 def test_a_finished_sentence_pointing_at_its_list_says_the_list() -> None:

@@ -280,6 +280,14 @@ def test_a_description_written_without_its_end_is_said_as_a_sentence() -> None:
     assert sections[0].text == "Libraries for the API by language"
 
 
+def test_a_task_lists_boxes_are_not_text() -> None:
+    """A checklist's items ("- [ ] Remind your team ...") were said with their box: "[ ]
+    Give the participant your full attention"."""
+    _title, sections = parse_markdown(
+        "# Checklist\n- [ ] Remind your team of the purpose.\n- [x] Test the recording.\n")
+    assert sections[0].text == "Remind your team of the purpose.\nTest the recording."
+
+
 def test_comments_styles_and_scripts_are_not_text_but_code_examples_stay_code() -> None:
     """A page's HTML comment, style sheet or script is never shown (18F's service blueprint
     said "@page { margin: 1in; }"); inside a code block the same markup is the example."""

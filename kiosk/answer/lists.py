@@ -143,9 +143,27 @@ def list_sentences(lines: list[str], lang: str, params: AnswerParams, headed: bo
                 out.extend((text, i + 1 + k) for k, text in enumerate(each_item))
                 i = j
                 continue
-        out.append((line, i))
+        out.append((_finished_clause(line, lang, lex), i))
         i += 1
     return out
+
+
+# A clause a list item states is this long at the least (a name or a label is shorter).
+_CLAUSE_WORDS = 6
+
+
+def _finished_clause(line: str, lang: str, lex: Lexicon) -> str:
+    """A line with no sentence end that states something, a clause (`[answer] clause_words`:
+    "You do not need to pay for TTP again when you create an account"), with its end: a
+    bulleted note is said as the sentence it is. A question, a name, a label stay as they
+    are."""
+    words = line.lower().split()
+    if (len(words) < _CLAUSE_WORDS or _END_EN.search(line.rstrip("”’\")）"))
+            or line.endswith((":", "：")) or URL.search(line)
+            or any(words[:len(p.split())] == p.split() for p in lex.interrogatives)
+            or not set(words) & set(lex.clause_words)):
+        return line
+    return line + "."
 
 
 def _points_ahead(line: str, lang: str, lex: Lexicon) -> bool:

@@ -63,7 +63,7 @@ _STAND_IN = re.compile("[\ue000-\ue07f]")
 # A code span: literal text, whatever it holds ("`<textarea>` 内の補間" names the element).
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _TAG_IN_CODE = re.compile(r"</?([A-Za-z][\w-]*)[^<>]*?/?>")
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")  # a task's box too
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 # A container (markdown-it / VitePress / VuePress `::: warning`, Docusaurus `:::tip[Title]`,
 # MyST `:::{note}`) opens a box with its kind or its own title on top, and `:::` closes it:

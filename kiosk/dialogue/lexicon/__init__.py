@@ -84,6 +84,9 @@ class Lexicon:
     announces: tuple[str, ...] = ()  # a sentence with these tells what a page holds, not it
     points: tuple[str, ...] = ()  # ... with these and a link's words, sends the reader there
     ahead: tuple[str, ...] = ()  # a finished sentence with these leads into the list after it
+    # a line without its sentence end holding one of these as a word says something: a
+    # list item that is a clause ("You do not need to pay again"), finished as a sentence
+    clause_words: tuple[str, ...] = ()
     more_items: str = ""  # ends the first items of such a list said in part (", and more")
     asks_what: tuple[str, ...] = ()  # a question asking what something is (wants a definition)
     not_defining: tuple[str, ...] = ()  # a topic opening with these is no definition ("most X")
@@ -358,6 +361,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         announces=_tuple(data.get("answer", {}), "announces", f"{lang}.answer"),
         points=_tuple(data.get("answer", {}), "points", f"{lang}.answer"),
         ahead=_tuple(data.get("answer", {}), "ahead", f"{lang}.answer"),
+        clause_words=_tuple(data.get("answer", {}), "clause_words", f"{lang}.answer"),
         more_items=_text(data.get("answer", {}), "more_items", f"{lang}.answer"),
         asks_what=_tuple(data.get("answer", {}), "asks_what", f"{lang}.answer"),
         not_defining=_tuple(data.get("answer", {}), "not_defining", f"{lang}.answer"),
