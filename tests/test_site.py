@@ -280,6 +280,22 @@ def test_a_description_written_without_its_end_is_said_as_a_sentence() -> None:
     assert sections[0].text == "Libraries for the API by language"
 
 
+def test_a_landing_pages_components_written_in_front_matter_are_its_text() -> None:
+    """Login.gov's "Who uses Login.gov?" keeps its body in front matter (`component: col1: |-
+    ## Our partners ...`): "who else uses login dot gov" found a page whose partners were never
+    read. Markdown in a component's field is text; a widget's one-line message and a link
+    card are not."""
+    _title, sections = parse_markdown(
+        "---\ntitle: Who uses it?\ncomponent:\n  col1: |-\n    ## Our partners\n\n"
+        "    Our partners offer services such as:\n\n    * Medicare\n\n    * Veterans "
+        "benefits\nwidgets:\n  - root: status\n    loadingMessage: Checking your application "
+        "status.\nrelated:\n  - url: /x/\n    text: |-\n      ## Elsewhere\n      * A link\n"
+        "---\nBody text.\n")
+    assert [(s.heading, s.text) for s in sections] == [
+        ("Our partners", "Our partners offer services such as:\nMedicare\nVeterans benefits"),
+        ("", "Body text.")]
+
+
 def test_a_task_lists_boxes_are_not_text() -> None:
     """A checklist's items ("- [ ] Remind your team ...") were said with their box: "[ ]
     Give the participant your full attention"."""

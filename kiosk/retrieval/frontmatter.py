@@ -144,6 +144,47 @@ def finished(text: str, headings: list[str]) -> str:
     return text + "." if _UNFINISHED_EN.match(text) else text
 
 
+# A Markdown block's start in a field's text: a heading or a list item.
+_MARKDOWN_BLOCK = re.compile(r"(?m)^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s)")
+
+
+def front_matter_prose(block: str, shown: frozenset[str] = frozenset()) -> list[str]:
+    """The texts a landing page keeps in the fields of its front matter's components and a
+    layout renders as its body (Login.gov's "Who uses Login.gov?": `component: col1: |- ##
+    Our partners ...`): each string nested in a field that is no link card, written as
+    Markdown (lines with a heading or a list), in page order. Fields of the top level are
+    the description's and `_rendered_field`'s."""
+    data = {k: v for k, v in front_matter_fields(block).items() if k not in shown}
+    out: list[str] = []
+
+    def prose(text: str) -> bool:
+        # (a one-line string is a widget's message as often as text: "Checking your
+        # application status.")
+        text = text.strip()
+        return "\n" in text and bool(_MARKDOWN_BLOCK.search(text))
+
+    def walk(node: object) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            if any(k in node for k in _LINK_FIELDS) or isinstance(node.get("description"), str):
+                return  # a link card, or a titled block front_matter_sections says
+            for key, value in node.items():
+                if str(key).lower() in _GENERATOR_FIELDS or str(key).lower() in _TITLE_FIELDS:
+                    continue
+                if isinstance(value, str):
+                    if prose(value):
+                        out.append(value.strip())
+                else:
+                    walk(value)
+
+    for key, value in data.items():
+        if key.lower() not in _GENERATOR_FIELDS and not isinstance(value, str):
+            walk(value)
+    return out
+
+
 # A page's own front-matter field a layout renders under its name (18F's method cards: "what",
 # "why", "timeRequired"): a sentence, or a short value with a number ("1–2 hours"). Fields
 # that steer the generator are never said, whatever their value.

@@ -14,6 +14,7 @@ from kiosk.retrieval.frontmatter import (
     fields_shown,
     finished,
     front_matter_fields,
+    front_matter_prose,
     front_matter_sections,
     front_matter_title,
 )
@@ -223,6 +224,8 @@ def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Sect
         source, shown = fields_shown(source[match.end():], TEMPLATE_TAG,
                                      front_matter_fields(match.group(1)))
         rendered = front_matter_sections(match.group(1), frozenset(shown))
+        for text in front_matter_prose(match.group(1), frozenset(shown)):
+            rendered += parse_markdown(text, lang)[1]
     source = _BLOCK_ATTRS.sub("", TEMPLATE_TAG.sub(" ", _hidden_out(source)))
     source = html_tables_said(source, as_markdown=True)
     sections: list[Section] = []
