@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from kiosk.answer.speakable import speakable
 from kiosk.errors import SiteError
 from kiosk.retrieval import site as site_mod
 from kiosk.retrieval.html import parse_html
@@ -294,6 +295,19 @@ def test_a_landing_pages_components_written_in_front_matter_are_its_text() -> No
     assert [(s.heading, s.text) for s in sections] == [
         ("Our partners", "Our partners offer services such as:\nMedicare\nVeterans benefits"),
         ("", "Body text.")]
+
+
+def test_an_autolink_to_a_sites_home_is_said_by_its_name() -> None:
+    """"Enter your email address at <https://secure.login.gov/>." was said "... at ." and
+    "where do I check the right time" never heard time.gov. An address with a path stays
+    one, and its sentence is not said (it was "Start at  now.")."""
+    _title, sections = parse_markdown(
+        "# A\nCheck the time at <https://time.gov>.\nSign in at <https://secure.login.gov/>."
+        "\nStart at <https://secure.login.gov/sign_up/enter_email> now.\n")
+    assert sections[0].text.splitlines() == [
+        "Check the time at time.gov.", "Sign in at secure.login.gov.",
+        "Start at https://secure.login.gov/sign_up/enter_email now."]
+    assert speakable(sections[0].text.splitlines()[2], "en") is None
 
 
 def test_a_task_lists_boxes_are_not_text() -> None:

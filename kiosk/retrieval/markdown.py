@@ -64,6 +64,7 @@ _STAND_IN = re.compile("[\ue000-\ue07f]")
 # A code span: literal text, whatever it holds ("`<textarea>` 内の補間" names the element).
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _TAG_IN_CODE = re.compile(r"</?([A-Za-z][\w-]*)[^<>]*?/?>")
+_AUTOLINK = re.compile(r"<https?://(?:www\.)?([\w.-]+\.[a-z]{2,})(/[^>\s]*)?>", re.I)
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")  # a task's box too
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 # A container (markdown-it / VitePress / VuePress `::: warning`, Docusaurus `:::tip[Title]`,
@@ -108,6 +109,11 @@ def inline_markdown(line: str) -> str:
     line = _IMAGE.sub(lambda m: m.group(1), line)
     line = _LINK.sub(lambda m: LINK_NOTE.sub("", m.group(1)), line)
     line = _REF_LINK.sub(lambda m: m.group(1), line)
+    # an autolink to a site's home is said by its name ("visit <https://time.gov/>": "visit
+    # time.gov"); one with a path stays the address it is, which no sentence is said with
+    # (it was left out: "Enter your email address at  to begin.")
+    line = _AUTOLINK.sub(
+        lambda m: m.group(1) if (m.group(2) or "/") == "/" else m.group(0)[1:-1], line)
     if "<" in line and ">" in line:
         line = html_to_text(line)
     elif "&" in line:
