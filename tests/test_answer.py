@@ -428,6 +428,11 @@ def test_a_connective_whose_sentence_is_not_said_is_left_out(
     ("en", "# Hopes and fears\nA way to surface a group's hopes about a project.\n## Timing\n"
            "The whole exercise runs 30-60 mins with a small team.\n",
      "how long does the hopes and fears exercise run", "30-60 mins"),
+    # "long" in a sentence is no length ("run the test for long enough")
+    ("en", "# Multivariate test\nA test of variants of a page.\n## How to do it\nConduct the "
+           "test for long enough to see which variant wins.\n## Time required\nTime required "
+           "is 2-5 days of effort, 1-4 weeks elapsed through the testing period.\n",
+     "how long does the test run", "1-4 weeks"),
     ("ja", "# 会員証\n会員証の発行は受付で申し込めます。\n## 受け取り\n"
            "会員証は申し込みから2週間で届きます。\n",
      "会員証の発行には何日かかる", "2週間"),

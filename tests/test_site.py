@@ -310,6 +310,20 @@ def test_an_autolink_to_a_sites_home_is_said_by_its_name() -> None:
     assert speakable(sections[0].text.splitlines()[2], "en") is None
 
 
+def test_a_length_of_time_with_what_it_covers_is_said_with_its_label() -> None:
+    """A multivariate test's card: "timeRequired: 2–5 days of effort, 1–4 weeks elapsed
+    through the testing period", too long for a short value, was never said, and "how long
+    does one of those run" heard "Conduct the test for long enough". A date and its words
+    stay unsaid."""
+    _title, sections = parse_markdown(
+        "---\ntitle: Multivariate testing\ntimeRequired: 2\u20135 days of effort, 1\u20134 "
+        "weeks elapsed through the testing period\nplainlanguage: 11-02-16 certified in "
+        "compliance with the Plain Writing Act\n---\nBody text.\n")
+    assert [(s.heading, s.text) for s in sections] == [
+        ("Time required", "Time required: 2\u20135 days of effort, 1\u20134 weeks elapsed "
+                          "through the testing period"), ("", "Body text.")]
+
+
 def test_a_task_lists_boxes_are_not_text() -> None:
     """A checklist's items ("- [ ] Remind your team ...") were said with their box: "[ ]
     Give the participant your full attention"."""

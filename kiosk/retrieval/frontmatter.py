@@ -198,6 +198,10 @@ _GENERATOR_FIELDS = frozenset({
 _SENTENCE_VALUE = re.compile(r"^(?:\S+\s+){3,}\S*[.!?]\s*$|"
                              r"^.*[\u3040-\u30ff\u4e00-\u9fff].{9,}[。！？]\s*$", re.S)
 _SHORT_VALUE = re.compile(r"^(?=.*\d)(?=.*[^\W\d_])[^/@<>{}]{1,40}$")
+# ... or a length of time with what it covers ("2–5 days of effort, 1–4 weeks elapsed
+# through the testing period"): the layout shows it whole
+_TIME_VALUE = re.compile(r"^\d+(?:\s?[–-]\s?\d+)?\s+(?:minutes?|hours?|days?|weeks?|months?|"
+                         r"years?)\b[^/@<>{}]{0,100}$", re.I)
 
 
 def _field_label(key: str) -> str:
@@ -216,6 +220,6 @@ def _rendered_field(key: str, value: object) -> Section | None:
     label = _field_label(key)
     if _SENTENCE_VALUE.search(text):
         return Section(label, text)
-    if _SHORT_VALUE.match(text) and "\n" not in text:
+    if (_SHORT_VALUE.match(text) or _TIME_VALUE.match(text)) and "\n" not in text:
         return Section(label, f"{label}: {text}")
     return None
