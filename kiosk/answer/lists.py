@@ -155,11 +155,12 @@ _CLAUSE_WORDS = 6
 def _finished_clause(line: str, lang: str, lex: Lexicon) -> str:
     """A line with no sentence end that states something, a clause (`[answer] clause_words`:
     "You do not need to pay for TTP again when you create an account"), with its end: a
-    bulleted note is said as the sentence it is. A question, a name, a label stay as they
-    are."""
+    bulleted note is said as the sentence it is. A question, a name, a label, and an item
+    that goes on in the next ("..., and") stay as they are."""
     words = line.lower().split()
     if (len(words) < _CLAUSE_WORDS or _END_EN.search(line.rstrip("”’\")）"))
-            or line.endswith((":", "：")) or URL.search(line)
+            or line.endswith((":", "：", ",", ";")) or _CONJUNCTION_END.search(line)
+            or URL.search(line)
             or any(words[:len(p.split())] == p.split() for p in lex.interrogatives)
             or not set(words) & set(lex.clause_words)):
         return line
