@@ -324,6 +324,15 @@ def test_a_length_of_time_with_what_it_covers_is_said_with_its_label() -> None:
                           "through the testing period"), ("", "Body text.")]
 
 
+def test_a_spans_attribute_list_is_not_text() -> None:
+    """Kramdown's "{:class=...}" after a link made "... a page like time.gov{:class=
+    "usa-link--external"}." unspeakable (braces); the rendered page shows none of it."""
+    _title, sections = parse_markdown(
+        "# A\nCheck it on a page like [time.gov](https://time.gov){:class=\"usa-link\"}.\n"
+        "{: .number-list}\n")
+    assert sections[0].text == "Check it on a page like time.gov."
+
+
 def test_a_task_lists_boxes_are_not_text() -> None:
     """A checklist's items ("- [ ] Remind your team ...") were said with their box: "[ ]
     Give the participant your full attention"."""

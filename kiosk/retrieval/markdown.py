@@ -57,6 +57,9 @@ _HEADING_ATTRS = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
 # Kramdown's attribute lists, `{: .number-list}` on a line of its own or after a block: styling
 # for the generator, no words of the page.
 _BLOCK_ATTRS = re.compile(r"[ \t]*\{:[^{}\n]*\}[ \t]*$", re.M)
+# ... and a span's, right after a link or an emphasis ("[time.gov](https://time.gov){:class=
+# "usa-link--external"}."): the rendered page shows neither
+_SPAN_ATTRS = re.compile(r"(?<=[)\]*_])\{:[^{}\n]*\}")
 # A backslash before ASCII punctuation is CommonMark's escape: the character as itself, kept
 # out of the markup's way (a private-use stand-in) until the markup is gone.
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -232,7 +235,7 @@ def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Sect
         rendered = front_matter_sections(match.group(1), frozenset(shown))
         for text in front_matter_prose(match.group(1), frozenset(shown)):
             rendered += parse_markdown(text, lang)[1]
-    source = _BLOCK_ATTRS.sub("", TEMPLATE_TAG.sub(" ", _hidden_out(source)))
+    source = _SPAN_ATTRS.sub("", _BLOCK_ATTRS.sub("", TEMPLATE_TAG.sub(" ", _hidden_out(source))))
     source = html_tables_said(source, as_markdown=True)
     sections: list[Section] = []
     heading = ""
