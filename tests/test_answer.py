@@ -696,6 +696,20 @@ def test_a_heading_that_leads_into_its_list_is_said_with_its_items(tmp_path: Pat
     assert not any(s.startswith("Questions") for s in sents)
 
 
+def test_a_long_item_that_the_one_before_goes_on_into_stays_in_its_list() -> None:
+    """VA DIC's "One of these must be true. You:" and four conditions joined by "or": the
+    second runs past an item's length, which ended the list there, and "we were only married
+    two years" never heard "at least 1 year"."""
+    long_item = ("Married the Veteran within 15 years of their discharge from the period of "
+                 "military service during which the qualifying illness or injury started or "
+                 "got worse, or")
+    said = lists_as_sentences(["One of these must be true. You:",
+                               "Married the Veteran before January 1, 1957, or", long_item,
+                               "Were married to the Veteran for at least 1 year"], "en")
+    assert "You were married to the Veteran for at least 1 year." in said
+    assert said[0] == "One of these must be true."
+
+
 def test_a_bulleted_note_that_states_something_is_said_as_a_sentence() -> None:
     """Login.gov's "Important notes:" and two bullets written without full stops ("You do
     not need to pay for TTP again ..."): "do I have to pay again" heard another sentence,

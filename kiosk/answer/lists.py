@@ -90,7 +90,11 @@ def list_sentences(lines: list[str], lang: str, params: AnswerParams, headed: bo
         # a colon inside is a table's header row ("If you're ... and: Your MAPR amount is:")
         if lead and ":" not in lead and "：" not in lead:
             j = i + 1
-            while j < len(lines) and _item(lines[j].strip(), lang, params):
+            # (an item of any length that the one before goes on into, "..., or", is one)
+            while j < len(lines) and (_item(lines[j].strip(), lang, params) or (
+                    j > i + 1 and _CONJUNCTION_END.search(lines[j - 1].strip())
+                    and not lines[j].strip().endswith((":", "："))
+                    and not URL.search(lines[j]))):
                 j += 1
             # the lead-in stops unfinished ("... may:"), or the items carry the sentence's own
             # "and"/"or" ("Both of these must be true:" / "You're the parent, and" / ...):
