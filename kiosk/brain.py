@@ -26,7 +26,7 @@ from kiosk.answer import (
     page_holds,
     prepare_meaning,
 )
-from kiosk.dialogue.gate import ContextGate, load_gate
+from kiosk.dialogue.gate import Gate, load_gate
 from kiosk.dialogue.history import Exchange, History
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import QuerySegment, SearchQuery
@@ -63,7 +63,7 @@ class BrainParams:
     answer: AnswerParams = field(default_factory=AnswerParams)
     top_pages: int = 10
     # whether a follow-up's context rides (kiosk/dialogue/gate.py; None: it always does)
-    gate: ContextGate | None = field(default_factory=load_gate)
+    gate: Gate | None = field(default_factory=load_gate)
     # measure the gate's features even without a gate (fitting it: scripts/fit_gate.py)
     gate_features: bool = False
 

@@ -5,8 +5,8 @@
 
 The sites' dialogues run once without a gate, the gate's features measured on every
 follow-up; those whose page the bare search and the brain disagree on teach it (which of the
-two found it). The L2 weight and the threshold are chosen by leaving each site out in turn
-(kiosk.evalsets.choose_gate), then the gate is fitted on all of them.
+two found it). A gate is fitted for every L2 weight of the grid and votes at every threshold
+of it; the committee decides by majority (kiosk.evalsets.choose_gate).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from pathlib import Path
 from kiosk.config import Config
 from kiosk.dialogue.gate import GATE_FILE, dumps
 from kiosk.evalsets import (
+    GATE_L2,
+    GATE_THRESHOLDS,
     choose_gate,
     default_bench_dir,
     evaluate_all,
@@ -42,12 +44,14 @@ def main() -> None:
     nets = ", ".join(f"{n} +{w}-{lost}" for n in names
                      for w, lost in [gate_net(gate, measured[n])])
     note = (f"Fitted by scripts/fit_gate.py on {time.strftime('%Y-%m-%d')}: logistic "
-            f"regression over kiosk.dialogue.gate.FEATURES\n(standardized), on the follow-ups "
+            f"regressions over kiosk.dialogue.gate.FEATURES\n(standardized), one per L2 weight "
+            f"{GATE_L2}, each voting at thresholds {GATE_THRESHOLDS};\nthe majority decides. "
+            f"On the follow-ups "
             f"whose page the bare search and the brain disagree on: {counts}.\n"
             f"In sample, turns won and lost: {nets}. Left-out figures: kiosk eval --all "
             f"--cv site (README).")
     args.out.write_text(dumps(gate, note), encoding="utf-8")
-    print(f"wrote {args.out} (threshold {gate.threshold}); in sample: {nets}", file=sys.stderr)
+    print(f"wrote {args.out} ({len(gate.members)} members); in sample: {nets}", file=sys.stderr)
 
 
 if __name__ == "__main__":

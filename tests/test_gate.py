@@ -11,7 +11,15 @@ import numpy as np
 import pytest
 
 from kiosk.brain import Brain, BrainParams
-from kiosk.dialogue.gate import FEATURES, ContextGate, dumps, fit, load_gate
+from kiosk.dialogue.gate import (
+    FEATURES,
+    ContextGate,
+    GateCommittee,
+    dumps,
+    fit,
+    fit_committee,
+    load_gate,
+)
 from kiosk.dialogue.history import Exchange
 from kiosk.retrieval.index import build_index
 from tests.fakes import HashingEmbedder
@@ -46,9 +54,32 @@ def test_the_weights_file_round_trips_and_the_shipped_one_names_every_feature(
     path.write_text(dumps(gate, "fitted for the test\non two lines"), encoding="utf-8")
     assert load_gate(path) == gate
     assert load_gate(tmp_path / "none.toml") is None  # no file: the context always rides
+    committee = GateCommittee((gate, replace(gate, threshold=0.9),
+                               replace(gate, bias=0.3, threshold=0.6)))
+    path.write_text(dumps(committee, "a committee"), encoding="utf-8")
+    assert load_gate(path) == committee
     shipped = load_gate()
-    assert shipped is not None and len(shipped.weights) == len(FEATURES)
-    assert 0.5 <= shipped.threshold < 1.0
+    assert isinstance(shipped, GateCommittee) and len(shipped.members) >= 3
+    assert all(len(m.weights) == len(FEATURES) for m in shipped.members)
+
+
+def test_a_committee_decides_by_the_majority_of_its_members() -> None:
+    """Every L2 weight and threshold of the grid, fitted on the same follow-ups: a turn the
+    members split on goes the majority's way; what it says is the members' mean."""
+    rng = np.random.default_rng(5)
+    rows, labels = [], []
+    for _ in range(120):
+        gap = float(rng.uniform(-0.2, 0.4))
+        rows.append(_row(meaning_gap=gap, bare_best=float(rng.uniform(0.1, 0.7))))
+        labels.append(int(gap + float(rng.normal(0, 0.05)) > 0.15))
+    committee = fit_committee(rows, labels, (0.3, 3.0), (0.5, 0.7, 0.9))
+    assert len(committee.members) == 6
+    for x in (_row(meaning_gap=g, bare_best=0.4) for g in np.linspace(-0.2, 0.4, 25)):
+        votes = sum(m.alone(x) for m in committee.members)
+        assert committee.alone(x) == (votes >= 4)
+        assert committee.p_alone(x) == pytest.approx(
+            sum(m.p_alone(x) for m in committee.members) / 6)
+    assert committee.shares(_row(meaning_gap=0.35, bare_best=0.4))[0][0] == "meaning_gap"
 
 
 PAGES = {

@@ -97,7 +97,67 @@ def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0,
                        tuple(float(v) for v in mean), tuple(float(v) for v in scale), threshold)
 
 
-def dumps(gate: ContextGate, note: str) -> str:
+@dataclass(frozen=True)
+class GateCommittee:
+    """Gates fitted on the same follow-ups with every L2 weight and threshold of a grid,
+    deciding by majority. One gate chosen from the grid by leaving sites out moved with any
+    change to the sites' follow-ups (a threshold 0.6 -> 0.7 on a tie of one turn), and a
+    left-out site with it; the majority of all of them moves only on the turns they split on.
+    The probability and the features' shares said are the members' means."""
+
+    members: tuple[ContextGate, ...]
+
+    @property
+    def threshold(self) -> float:
+        return 0.5  # of the members' votes
+
+    def p_alone(self, features: dict[str, float]) -> float:
+        return sum(m.p_alone(features) for m in self.members) / len(self.members)
+
+    def alone(self, features: dict[str, float]) -> bool:
+        return 2 * sum(m.alone(features) for m in self.members) > len(self.members)
+
+    def shares(self, features: dict[str, float]) -> list[tuple[str, float]]:
+        parts = sum((m._z(features) * np.array(m.weights) for m in self.members),
+                    np.zeros(len(FEATURES))) / len(self.members)
+        return sorted(((name, round(float(v), 2)) for name, v in zip(FEATURES, parts,
+                                                                     strict=True)),
+                      key=lambda item: -abs(item[1]))
+
+
+Gate = ContextGate | GateCommittee
+
+
+def fit_committee(rows: list[dict[str, float]], labels: list[int], l2s: tuple[float, ...],
+                  thresholds: tuple[float, ...]) -> GateCommittee:
+    """A gate per L2 weight and threshold, on the same follow-ups (`fit`)."""
+    fitted = [fit(rows, labels, l2) for l2 in l2s]
+    return GateCommittee(tuple(ContextGate(g.weights, g.bias, g.mean, g.scale, t)
+                               for g in fitted for t in thresholds))
+
+
+def dumps(gate: Gate, note: str) -> str:
+    """gate.toml: the fitted weights, by feature name, and how they were fitted (`note`); a
+    committee as its members, each fit once with the thresholds it votes at."""
+    if isinstance(gate, GateCommittee):
+        first = gate.members[0]
+        lines = [f"# {line}" for line in note.splitlines()]
+        lines += ["", "[mean]"]
+        lines += [f"{name} = {m!r}" for name, m in zip(FEATURES, first.mean, strict=True)]
+        lines += ["", "[scale]"]
+        lines += [f"{name} = {s!r}" for name, s in zip(FEATURES, first.scale, strict=True)]
+        fits: dict[tuple[tuple[float, ...], float], list[float]] = {}
+        for m in gate.members:
+            fits.setdefault((m.weights, m.bias), []).append(m.threshold)
+        for (weights, bias), thresholds in fits.items():
+            lines += ["", "[[member]]", f"bias = {bias!r}", f"thresholds = {thresholds!r}",
+                      "[member.weights]"]
+            lines += [f"{name} = {w!r}" for name, w in zip(FEATURES, weights, strict=True)]
+        return "\n".join(lines) + "\n"
+    return _dumps_one(gate, note)
+
+
+def _dumps_one(gate: ContextGate, note: str) -> str:
     """gate.toml: the fitted weights, by feature name, and how they were fitted (`note`)."""
     lines = [f"# {line}" for line in note.splitlines()]
     lines += ["", f"bias = {gate.bias!r}", f"threshold = {gate.threshold!r}", "",
@@ -110,11 +170,18 @@ def dumps(gate: ContextGate, note: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def load_gate(path: Path = GATE_FILE) -> ContextGate | None:
+def load_gate(path: Path = GATE_FILE) -> Gate | None:
     """The fitted gate, or None when there is no weights file (the context always rides)."""
     if not path.is_file():
         return None
     data = tomllib.loads(path.read_text(encoding="utf-8"))
+    if "member" in data:
+        mean = tuple(float(data["mean"][n]) for n in FEATURES)
+        scale = tuple(float(data["scale"][n]) for n in FEATURES)
+        return GateCommittee(tuple(
+            ContextGate(tuple(float(m["weights"][n]) for n in FEATURES), float(m["bias"]),
+                        mean, scale, float(t))
+            for m in data["member"] for t in m["thresholds"]))
     return ContextGate(tuple(float(data["weights"][n]) for n in FEATURES), float(data["bias"]),
                        tuple(float(data["mean"][n]) for n in FEATURES),
                        tuple(float(data["scale"][n]) for n in FEATURES),
