@@ -723,9 +723,13 @@ def test_a_bulleted_note_that_states_something_is_said_as_a_sentence() -> None:
                     "Your Known Traveler Number will not change when you create an account.",
                     "You do not need to pay again unless it is time to renew your membership."]
     kept = ["Non-U.S. passports issued by any other country in the world", "Is it free",
-            "How do I know that my number will not change",
-            "The Veteran is eligible for burial in a national cemetery, and"]
+            "How do I know that my number will not change"]
     assert lists_as_sentences(kept, "en") == kept
+    # an item of a list no reply could say whole, without the "and" that joined it (it was
+    # said "..., and.")
+    assert lists_as_sentences(["The Veteran is eligible for burial in a national cemetery, "
+                               "and"], "en") == [
+        "The Veteran is eligible for burial in a national cemetery."]
     assert lists_as_sentences(["アカウントを作成しても番号は変わらない"], "ja") == [
         "アカウントを作成しても番号は変わらない"]
 

@@ -159,16 +159,17 @@ _CLAUSE_WORDS = 6
 def _finished_clause(line: str, lang: str, lex: Lexicon) -> str:
     """A line with no sentence end that states something, a clause (`[answer] clause_words`:
     "You do not need to pay for TTP again when you create an account"), with its end: a
-    bulleted note is said as the sentence it is. A question, a name, a label, and an item
-    that goes on in the next ("..., and") stay as they are."""
-    words = line.lower().split()
-    if (len(words) < _CLAUSE_WORDS or _END_EN.search(line.rstrip("”’\")）"))
-            or line.endswith((":", "：", ",", ";")) or _CONJUNCTION_END.search(line)
-            or URL.search(line)
+    bulleted note is said as the sentence it is; one of a list no reply could say whole
+    ("The Servicemember died while on active duty, or") without the "or" that joined it. A
+    question, a name, a label stay as they are."""
+    said = _CONJUNCTION_END.sub("", line).rstrip(",; ")
+    words = said.lower().split()
+    if (len(words) < _CLAUSE_WORDS or _END_EN.search(said.rstrip("”’\")）"))
+            or said.endswith((":", "：")) or URL.search(said)
             or any(words[:len(p.split())] == p.split() for p in lex.interrogatives)
             or not set(words) & set(lex.clause_words)):
         return line
-    return line + "."
+    return said + "."
 
 
 def _points_ahead(line: str, lang: str, lex: Lexicon) -> bool:
