@@ -305,8 +305,7 @@ def cross_validate(cfg: Config, sets: list[DialogueSet],
     result["cv"] = {
         "left_out": [s.name for s in venues],
         "teaching_follow_ups": {s.name: len(gate_rows(measured[s.name])[0]) for s in venues},
-        "members": {s.name: len(getattr(gates[s.name], "members", (gates[s.name],)))
-                    for s in venues},
+        "members": {s.name: len(gates[s.name].members) for s in venues},
         # measured without a gate, against the left-out site's own gate (history as it was)
         "won_lost": {s.name: gate_net(gates[s.name], measured[s.name]) for s in venues},
         "without_gate": summary(measured)["rows"]}

@@ -44,6 +44,11 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
+def opens_with(words: list[str], phrases: tuple[str, ...]) -> bool:
+    """The words begin with one of the phrases, word for word."""
+    return any(words[:len(p.split())] == p.split() for p in phrases)
+
+
 def lower_first(text: str) -> str:
     """"Dental services" -> "dental services"; "VA dental care" keeps its acronym."""
     if len(text) > 1 and text[0].isupper() and (text[1].islower() or text.startswith("A ")):

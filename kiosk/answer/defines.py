@@ -6,12 +6,13 @@ import re
 from collections.abc import Iterator
 
 from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams
-from kiosk.answer.runs import opens_section, opens_with
+from kiosk.answer.runs import opens_section
 from kiosk.answer.sentences import page_sentences
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.query import SearchQuery
 from kiosk.dialogue.resolver import clean
 from kiosk.retrieval.index import SiteIndex
+from kiosk.text import opens_with
 
 # (not a passive, "Most card sorts are performed with ...": it tells what is done with X)
 _TOPIC = {"en": re.compile(r"^(.{1,80}?)\s(?:(?:is|are)\s(?!(?:\w+ly\s)?\w+ed\b)|means\s|"

@@ -12,7 +12,7 @@ from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.resolver import clean
 from kiosk.text import SENTENCE_END_EN as _END_EN
 from kiosk.text import SENTENCE_END_JA as _END_JA
-from kiosk.text import lower_first, sentences
+from kiosk.text import lower_first, opens_with, sentences
 
 
 def _item(line: str, lang: str, params: AnswerParams) -> bool:
@@ -166,7 +166,7 @@ def _finished_clause(line: str, lang: str, lex: Lexicon) -> str:
     words = said.lower().split()
     if (len(words) < _CLAUSE_WORDS or _END_EN.search(said.rstrip("”’\")）"))
             or said.endswith((":", "：")) or URL.search(said)
-            or any(words[:len(p.split())] == p.split() for p in lex.interrogatives)
+            or opens_with(words, lex.interrogatives)
             or not set(words) & set(lex.clause_words)):
         return line
     return said + "."

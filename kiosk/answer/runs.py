@@ -7,6 +7,7 @@ from kiosk.answer.params import AnswerParams
 from kiosk.answer.sentences import terms_of
 from kiosk.dialogue.lexicon import Lexicon, load_lexicon
 from kiosk.dialogue.resolver import clean
+from kiosk.text import opens_with
 
 
 def _fits(lang: str, chosen: list[str], extra: str, limit: int) -> bool:
@@ -90,10 +91,6 @@ def _announces(sentence: str, lex: Lexicon) -> bool:
     if lex.word_boundaries:  # English opens with it; Japanese says it at the end
         return opens_with(low.split(), lex.announces)
     return any(p in low for p in lex.announces)
-
-
-def opens_with(words: list[str], phrases: tuple[str, ...]) -> bool:
-    return any(words[:len(p.split())] == p.split() for p in phrases)
 
 
 def _with_antecedent(sents: list[str], heads: list[str], start: int, lex: Lexicon,

@@ -66,10 +66,12 @@ class ContextGate:
 
     def shares(self, features: dict[str, float]) -> list[tuple[str, float]]:
         """Each feature's part of the logit, largest first: what decided."""
-        parts = self._z(features) * np.array(self.weights)
-        return sorted(((name, round(float(v), 2)) for name, v in zip(FEATURES, parts,
-                                                                     strict=True)),
-                      key=lambda item: -abs(item[1]))
+        return _ranked(self._z(features) * np.array(self.weights))
+
+
+def _ranked(parts: npt.NDArray[np.float64]) -> list[tuple[str, float]]:
+    return sorted(((name, round(float(v), 2)) for name, v in zip(FEATURES, parts, strict=True)),
+                  key=lambda item: -abs(item[1]))
 
 
 def fit(rows: list[dict[str, float]], labels: list[int], l2: float = 1.0,
@@ -108,10 +110,6 @@ class GateCommittee:
 
     members: tuple[ContextGate, ...]
 
-    @property
-    def threshold(self) -> float:
-        return 0.5  # of the members' votes
-
     @cached_property
     def _arrays(self) -> tuple[npt.NDArray[np.float64], ...]:
         # (the members as arrays, read once: a follow-up is judged in ~20 us, not ~250)
@@ -139,10 +137,7 @@ class GateCommittee:
         return 2 * int((self._p(features) > self._arrays[4]).sum()) > len(self.members)
 
     def shares(self, features: dict[str, float]) -> list[tuple[str, float]]:
-        parts = self._parts(features).mean(axis=0)
-        return sorted(((name, round(float(v), 2)) for name, v in zip(FEATURES, parts,
-                                                                     strict=True)),
-                      key=lambda item: -abs(item[1]))
+        return _ranked(self._parts(features).mean(axis=0))
 
 
 Gate = ContextGate | GateCommittee
@@ -159,35 +154,26 @@ def fit_committee(rows: list[dict[str, float]], labels: list[int], l2s: tuple[fl
 def dumps(gate: Gate, note: str) -> str:
     """gate.toml: the fitted weights, by feature name, and how they were fitted (`note`); a
     committee as its members, each fit once with the thresholds it votes at."""
+    lines = [f"# {line}" for line in note.splitlines()]
     if isinstance(gate, GateCommittee):
         first = gate.members[0]
-        lines = [f"# {line}" for line in note.splitlines()]
-        lines += ["", "[mean]"]
-        lines += [f"{name} = {m!r}" for name, m in zip(FEATURES, first.mean, strict=True)]
-        lines += ["", "[scale]"]
-        lines += [f"{name} = {s!r}" for name, s in zip(FEATURES, first.scale, strict=True)]
+        lines += _table("mean", first.mean) + _table("scale", first.scale)
         fits: dict[tuple[tuple[float, ...], float], list[float]] = {}
         for m in gate.members:
             fits.setdefault((m.weights, m.bias), []).append(m.threshold)
         for (weights, bias), thresholds in fits.items():
-            lines += ["", "[[member]]", f"bias = {bias!r}", f"thresholds = {thresholds!r}",
-                      "[member.weights]"]
-            lines += [f"{name} = {w!r}" for name, w in zip(FEATURES, weights, strict=True)]
-        return "\n".join(lines) + "\n"
-    return _dumps_one(gate, note)
-
-
-def _dumps_one(gate: ContextGate, note: str) -> str:
-    """gate.toml: the fitted weights, by feature name, and how they were fitted (`note`)."""
-    lines = [f"# {line}" for line in note.splitlines()]
-    lines += ["", f"bias = {gate.bias!r}", f"threshold = {gate.threshold!r}", "",
-              "[weights]"]
-    lines += [f"{name} = {w!r}" for name, w in zip(FEATURES, gate.weights, strict=True)]
-    lines += ["", "[mean]"]
-    lines += [f"{name} = {m!r}" for name, m in zip(FEATURES, gate.mean, strict=True)]
-    lines += ["", "[scale]"]
-    lines += [f"{name} = {s!r}" for name, s in zip(FEATURES, gate.scale, strict=True)]
+            lines += ["", "[[member]]", f"bias = {bias!r}", f"thresholds = {thresholds!r}"]
+            lines += _table("member.weights", weights)[1:]
+    else:
+        lines += ["", f"bias = {gate.bias!r}", f"threshold = {gate.threshold!r}"]
+        lines += _table("weights", gate.weights) + _table("mean", gate.mean)
+        lines += _table("scale", gate.scale)
     return "\n".join(lines) + "\n"
+
+
+def _table(name: str, values: tuple[float, ...]) -> list[str]:
+    """A TOML table of one number per feature, after a blank line."""
+    return ["", f"[{name}]", *(f"{f} = {v!r}" for f, v in zip(FEATURES, values, strict=True))]
 
 
 def load_gate(path: Path = GATE_FILE) -> Gate | None:

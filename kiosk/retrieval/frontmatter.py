@@ -127,7 +127,8 @@ def front_matter_sections(block: str, shown: frozenset[str] = frozenset()) -> li
 # Prose a sentence end would finish: four words, or nine characters of Japanese script.
 _UNFINISHED_EN = re.compile(r"^(?:\S+\s+){3,}[\w)’'\"”]+$")
 _UNFINISHED_JA = re.compile(r"^.*[\u3040-\u30ff\u4e00-\u9fff].{8,}$", re.S)
-_ENDED = re.compile(r"[.!?。！？][\"”’)）」』]*$")
+# A line that ends as a sentence does (perhaps inside a closing bracket or quote).
+SENTENCE_ENDS = re.compile(r"[.!?。！？][\"”’)）」』]*$", re.M)
 
 
 def finished(text: str, headings: list[str]) -> str:
@@ -137,7 +138,8 @@ def finished(text: str, headings: list[str]) -> str:
     and so does a description the page's title or a heading repeats (a post's "NEWS: 「Misskey」の
     商標登録が認められました"): the visitor sees it there, it says nothing more."""
     text = text.strip()
-    if not text or "\n" in text or _ENDED.search(text) or any(text in h for h in headings):
+    if (not text or "\n" in text or SENTENCE_ENDS.search(text)
+            or any(text in h for h in headings)):
         return text
     if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
         return text + "。" if _UNFINISHED_JA.match(text) else text

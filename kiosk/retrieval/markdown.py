@@ -11,6 +11,7 @@ from dataclasses import replace
 from functools import cache
 
 from kiosk.retrieval.frontmatter import (
+    SENTENCE_ENDS,
     fields_shown,
     finished,
     front_matter_fields,
@@ -215,10 +216,6 @@ def _box_ends(line: str, within: str) -> bool:
     return False
 
 
-# A line of the body that ends as a sentence does.
-_SAYS = re.compile(r"[.!?。！？][\"”’)）」』]*$", re.M)
-
-
 def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Section]]:
     """A Markdown page's title and sections; `lang`: the page's language (by its text if not
     given), for what a container's box says on top."""
@@ -337,7 +334,7 @@ def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Sect
                 title = section.heading
                 break
     if rendered and not rendered[0].heading and any(
-            _SAYS.search(s.text) for s in sections):
+            SENTENCE_ENDS.search(s.text) for s in sections):
         # (the description: what the layout shows under the title; a page of names, a list
         # of libraries by language, is said by its names: its description is its label)
         said = finished(rendered[0].text, [title, *(s.heading for s in sections)])
