@@ -15,15 +15,17 @@ import collections
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ParamSpec, cast
 
+import numpy as np
+
 from kiosk.asr import Recognizer, Speculative
 from kiosk.audio.echo import EchoCanceller, PassThrough
 from kiosk.audio.echo_path import Restorable
-from kiosk.audio.format import CHUNK_MS, AudioChunk, Samples
+from kiosk.audio.format import CHUNK_MS, RATE_HZ, AudioChunk, Samples
 from kiosk.audio.guard import EchoGuard
 from kiosk.audio.hearing import Hearing
 from kiosk.audio.recorded import RecordedStream
@@ -44,7 +46,7 @@ from kiosk.audio.vad import (
 )
 from kiosk.brain import Responder, TurnResult
 from kiosk.dialogue.history import History
-from kiosk.tts import Speech, Synthesizer
+from kiosk.tts import Speech, Synthesizer, trimmed
 
 if TYPE_CHECKING:  # the server is loaded only when a page is served
     from kiosk.avatar.server import AvatarServer
@@ -68,7 +70,7 @@ class TurnRecord:
     eos_decided_ms: int
     asr_ms: float  # after the end-of-speech decision: the final transcript
     brain_ms: float
-    first_audio_ms: float  # after the brain: the first sentence synthesized and queued
+    first_audio_ms: float  # after the brain: the first sound queued (sentence or acknowledgement)
     reply_start_ms: int  # stream time when the first reply sample was queued
     # Stream time the visitor went on after a pause that had ended the turn (0: did not):
     # this turn answers the whole, and the one before, on the opening words, gave way.
@@ -76,6 +78,10 @@ class TurnRecord:
     # The utterance stopped mid-phrase and the avatar asked to hear it again (no answer, and
     # no question the site failed: a sign of noise or a visitor cut short).
     unclear: bool = False
+    # Stream time the answer's first sample was queued (0: it never began); when an
+    # acknowledgement went first (`AnswerHold`), reply_start_ms is the acknowledgement's.
+    answer_start_ms: int = 0
+    acknowledged: bool = False
 
     @property
     def eos_decision_ms(self) -> int:
@@ -95,6 +101,24 @@ class Playback:
     starts_at_s: float  # on the audio output clock: when its first sample is heard
 
 
+@dataclass(frozen=True)
+class AnswerHold:
+    """The answer waits until the visitor has been quiet `hold_ms` after their last word (and
+    is not talking again); meanwhile one of the reply language's `acknowledgements` ("Hmm.",
+    はい。) is said at once. A visitor who only paused talks over the acknowledgement and is
+    heard going on (barge-in): the answer to the opening words is never played. hold_ms 0:
+    the answer at once and no acknowledgement, as a language without acknowledgements."""
+
+    hold_ms: int = 0
+    acknowledgements: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Said:
+    text: str
+    samples: Samples
+
+
 @dataclass
 class VoiceLoop:
     stream: AudioStream
@@ -110,6 +134,7 @@ class VoiceLoop:
     on_heard: Callable[[str, bool], None] = lambda text, final: None  # visitor's words
     segmenter: Segmenter = field(default_factory=Segmenter)
     turn_model: TurnModel | None = None  # judges each pause: finished, or more to come?
+    hold: AnswerHold = field(default_factory=AnswerHold)
     echo: EchoCanceller = field(default_factory=lambda: PassThrough("off"))
     guard: EchoGuard = field(default_factory=EchoGuard)
     history: History = ()
@@ -126,6 +151,7 @@ class VoiceLoop:
     new_visitor_after_ms: int = 45_000
     history_max: int = 16
     synthesizing: bool = False  # sentences of a reply are still being synthesized
+    holding: bool = False  # a reply's answer waits for the visitor's pause (`AnswerHold`)
     _last_turn_end_ms: int = 0
     _speaker: asyncio.Task[None] | None = None
     _reply_text: str = ""  # what the avatar says or just said: the self-echo guard's reference
@@ -137,13 +163,17 @@ class VoiceLoop:
     # soon after it goes on with it (`goes_on`), and the turn is taken again on the whole.
     _last_heard: tuple[Utterance, History, str] | None = None  # (..., its transcript)
     _went_on_ms: int = 0  # when the utterance being heard went on with the last one (0: not)
+    _acks: dict[str, list[_Said]] = field(default_factory=dict)  # synthesized at the start
+    _acks_said: int = 0
+    _chunk_heard: asyncio.Event | None = None  # set after each chunk is heard, then renewed
 
     def __post_init__(self) -> None:
         self.hearing = Hearing(self.echo, self.vad, self.guard, self.segmenter)
         if isinstance(self.stream, RecordedStream):
             # a reply synthesized in the background takes real time, as on a device, and the
             # recording does not end while a turn is still being answered
-            self.stream.busy = lambda: self.synthesizing or self.state == "thinking"
+            self.stream.busy = lambda: (self.synthesizing or self.holding
+                                        or self.state == "thinking")
         self._asr_exec = ThreadPoolExecutor(1, thread_name_prefix="asr")
         self._brain_exec = ThreadPoolExecutor(1, thread_name_prefix="brain")
         self._tts_exec = ThreadPoolExecutor(1, thread_name_prefix="tts")
@@ -170,6 +200,7 @@ class VoiceLoop:
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
+            await self._synthesize_acknowledgements()
             await self._listen(stop)
         finally:
             await self._stop_speaking(None)
@@ -178,8 +209,37 @@ class VoiceLoop:
                 await asyncio.get_running_loop().run_in_executor(
                     self._hear_exec, memory.close, cast(Restorable, self.echo))
 
+    async def _synthesize_acknowledgements(self) -> None:
+        """Each language's acknowledgements, ready before the first visitor: said at once."""
+        if self.hold.hold_ms <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        for lang, voice in self.voices.items():
+            for text in self.hold.acknowledgements.get(lang, ()):
+                samples = await loop.run_in_executor(self._tts_exec, _said, voice, text)
+                if len(samples):
+                    self._acks.setdefault(lang, []).append(_Said(text, samples))
+
+    def _acknowledgement(self, lang: str) -> _Said | None:
+        """The next acknowledgement in `lang` (they take turns), or None: no hold."""
+        acks = self._acks.get(lang)
+        if not acks:
+            return None
+        self._acks_said += 1
+        return acks[self._acks_said % len(acks)]
+
+    async def _held(self, release_ms: int) -> None:
+        """Until the stream reaches `release_ms` with the visitor not talking (at most as long
+        again: a noisy hall's voices must not hold an answer for ever)."""
+        while self._chunk_heard is not None and (
+                self.stream.clock_ms < release_ms
+                or (self.segmenter.in_speech
+                    and self.stream.clock_ms < release_ms + self.hold.hold_ms)):
+            await self._chunk_heard.wait()
+
     async def _listen(self, stop: asyncio.Event) -> None:
         loop = asyncio.get_running_loop()
+        self._chunk_heard = asyncio.Event()
         # The recognizer hears the utterance while it is spoken (pre-roll included), so only
         # its finalization is left after the end-of-speech decision.
         recent: collections.deque[AudioChunk] = collections.deque(
@@ -201,6 +261,8 @@ class VoiceLoop:
             self.chunks_read += 1
             heard = await loop.run_in_executor(self._hear_exec, self.hearing.hear, item,
                                                self.speaking)
+            self._chunk_heard.set()  # a held answer looks at the clock and the segmenter
+            self._chunk_heard = asyncio.Event()
             if heard.bargein:  # before anything else this chunk brings
                 await self._stop_speaking("barge-in")
                 self._set_state("listening")
@@ -357,55 +419,81 @@ class VoiceLoop:
                          spoken="")
             self._set_state("idle")
             return
-        self._reply_text = result.reply.text
+        ack = self._acknowledgement(result.lang)
+        self._reply_text = (f"{ack.text} " if ack is not None else "") + result.reply.text
         self._speaker = asyncio.create_task(
-            self._speak(utterance, text, result, asr_ms, brain_ms, time.perf_counter()))
+            self._speak(utterance, text, result, asr_ms, brain_ms, time.perf_counter(), ack))
         # While the reply is spoken the brain prepares the next turn's context.
         loop.run_in_executor(self._brain_exec, self.brain.remember,
                              self.history[-1]).add_done_callback(_log_failure)
         await asyncio.sleep(0)  # let it start before the loop reads on
 
     async def _speak(self, utterance: Utterance, text: str, result: TurnResult, asr_ms: float,
-                     brain_ms: float, brain_end: float) -> None:
+                     brain_ms: float, brain_end: float, ack: _Said | None = None) -> None:
         """Synthesize sentence by sentence and queue each on the loudspeaker; the first one
-        is played as soon as it is ready. Runs beside the listening loop; barge-in cancels it."""
+        is played as soon as it is ready, or with `ack`, that at once and the answer when the
+        visitor's pause is long enough (`AnswerHold`). Runs beside the listening loop;
+        barge-in cancels it."""
         loop = asyncio.get_running_loop()
         speech = self.voices[result.lang].synthesize(result.reply.text, lead=True)
         recorded = False
+        first_ms, first_at = 0.0, 0
+        release_ms = 0
         self.synthesizing = True
         try:
+            if self.hold.hold_ms > 0:
+                release_ms = utterance.last_voiced_ms + self.hold.hold_ms
+            if ack is not None and (release_ms - self.stream.clock_ms
+                                    < len(ack.samples) * 1000 // RATE_HZ):
+                ack = None  # the pause was long already (a late decision): the answer now
+            if ack is not None:
+                first_at = self.stream.clock_ms
+                starts_at_s = self.stream.play(ack.samples)
+                first_ms = (time.perf_counter() - brain_end) * 1000.0
+                self.on_playback(Playback(ack.text, result.lang, ack.samples, starts_at_s))
+                self._set_state("speaking")
             while True:
                 piece: Speech | None = await loop.run_in_executor(self._tts_exec, next, speech,
                                                                   None)
                 if piece is None:
                     break
+                if release_ms > self.stream.clock_ms:
+                    self.synthesizing, self.holding = False, True
+                    try:
+                        await self._held(release_ms)
+                    finally:
+                        self.synthesizing, self.holding = True, False
+                    release_ms = 0
                 queued_at = self.stream.clock_ms
                 starts_at_s = self.stream.play(piece.samples)
                 self.on_playback(Playback(piece.text, result.lang, piece.samples, starts_at_s))
                 if not recorded:
                     recorded = True
                     self._set_state("speaking")
-                    self._record(utterance, text, result, asr_ms, brain_ms,
-                                 (time.perf_counter() - brain_end) * 1000.0, queued_at)
+                    if ack is None:
+                        first_ms, first_at = (time.perf_counter() - brain_end) * 1000.0, queued_at
+                    self._record(utterance, text, result, asr_ms, brain_ms, first_ms, first_at,
+                                 answer_start_ms=queued_at, acknowledged=ack is not None)
         except Exception:  # cancellation (barge-in) is not an Exception: it goes through
             self.errors += 1
             log.exception("turn: speaking failed (%d so far)", self.errors)
         finally:
             self.synthesizing = False
             if not recorded:
-                self._record(utterance, text, result, asr_ms, brain_ms, 0.0,
-                             self.stream.clock_ms)
+                self._record(utterance, text, result, asr_ms, brain_ms, first_ms,
+                             first_at or self.stream.clock_ms, acknowledged=ack is not None)
 
     def _record(self, utterance: Utterance, text: str, result: TurnResult, asr_ms: float,
                 brain_ms: float, first_ms: float, reply_start_ms: int,
-                spoken: str | None = None) -> None:
+                spoken: str | None = None, answer_start_ms: int = 0,
+                acknowledged: bool = False) -> None:
         res = result.resolution
         turn = TurnRecord(
             text, result.lang, res.act, res.kind, res.query.text if res.query else "",
             result.reply.page_id, result.reply.text if spoken is None else spoken,
             utterance.start_ms, utterance.last_voiced_ms, utterance.decided_ms, asr_ms,
             brain_ms, first_ms, reply_start_ms, utterance.went_on_ms,
-            result.analysis.cut_off)
+            result.analysis.cut_off, answer_start_ms, acknowledged)
         self.on_turn(turn)  # the listener logs it: visitors' words stay out of the journal
 
     async def _stop_speaking(self, reason: str | None) -> None:
@@ -433,6 +521,13 @@ class VoiceLoop:
             executor.shutdown(wait=False, cancel_futures=True)
 
 
+def _said(voice: Synthesizer, text: str) -> Samples:
+    """A short text's audio in one piece, its engine's silence before it cut as a reply's."""
+    pieces = [piece.samples for piece in voice.synthesize(text, lead=True)]
+    # the engine's silence after it cut too: it is heard at once, the answer after it
+    return trimmed(np.concatenate(pieces), trail_ms=30) if pieces else np.zeros(0, np.int16)
+
+
 def _log_failure(future: asyncio.Future[None]) -> None:
     if not future.cancelled() and future.exception() is not None:
         log.warning("brain: preparing the next turn failed: %r", future.exception())
@@ -443,6 +538,7 @@ def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recog
                   screen: Callable[[], str | None] = lambda: None,
                   segmenter: Segmenter | None = None,
                   turn_model: TurnModel | None = None,
+                  hold: AnswerHold | None = None,
                   echo: EchoCanceller | None = None,
                   clock: Callable[[], float] = time.monotonic,
                   realtime: bool = False,
@@ -456,7 +552,7 @@ def run_recording(mic: Samples, brain: Responder, vad: VoiceActivity, asr: Recog
     turns: list[TurnRecord] = []
     loop = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_turn=turns.append,
                      segmenter=segmenter or Segmenter(), turn_model=turn_model,
-                     echo=echo or PassThrough("off"))
+                     hold=hold or AnswerHold(), echo=echo or PassThrough("off"))
 
     async def main() -> None:
         server = None

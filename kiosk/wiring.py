@@ -210,6 +210,15 @@ def segmenter(cfg: Config) -> Any:
                                      resume_within_ms=cfg.asr.resume_within_ms))
 
 
+def answer_hold(cfg: Config) -> Any:
+    """How long the answer waits for the visitor's pause, and what is said meanwhile, in
+    each language (`[speech] acknowledgements`)."""
+    from kiosk.app import AnswerHold
+
+    return AnswerHold(cfg.tts.answer_hold_ms, {
+        lang: load_lexicon(lang).acknowledgements for lang in ("en", "ja")})
+
+
 def turn_model(cfg: Config) -> Any:
     """Smart Turn when asr.end_of_turn is model, else None (silence alone ends a turn)."""
     if cfg.asr.end_of_turn != "model":

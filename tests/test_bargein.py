@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from kiosk.app import TurnRecord, VoiceLoop
+from kiosk.app import AnswerHold, TurnRecord, VoiceLoop
 from kiosk.audio.format import CHUNK_MS, RATE_HZ, Samples
 from kiosk.audio.hearing import Hearing
 from kiosk.audio.recorded import RecordedStream
@@ -206,3 +206,90 @@ def test_a_visitor_who_speaks_again_later_starts_a_turn_of_their_own() -> None:
     assert _finished_ms(asr)[1] < 300 + 600 + 200  # its own words alone
     assert [ex.user for ex in loop.history] == ["Can you explain?",
                                                 "Can you explain that in more detail?"]
+
+
+class AcknowledgingVoice(LongVoice):
+    """Says "Okay." as 300 ms of a higher tone, anything else as `LongVoice` does."""
+
+    def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
+        if text == "Okay.":
+            yield Speech(text, (np.sin(np.arange(RATE_HZ * 3 // 10) * 0.2) * 500
+                                ).astype(np.int16))
+            return
+        yield from super().synthesize(text, lead=lead)
+
+
+def _held(pause_s: float | None, hold_ms: int, finished: float = 0.9
+          ) -> tuple[RecordedStream, list[TurnRecord], list[str]]:
+    """One question (said in two halves `pause_s` apart, or whole), answered with the
+    answer held for `hold_ms` behind an acknowledgement; every pause sounds `finished`."""
+    class Finished:
+        def complete(self, samples: Samples) -> float:
+            return finished
+
+    said = ([_tone(0.6), _quiet(pause_s), _tone(0.6)] if pause_s is not None
+            else [_tone(1.2)])
+    mic = np.concatenate([_quiet(1.0), *said, _quiet(9.0)])
+    asr = SpeculatingRecognizer(["Can you explain?", "Can you explain that in more detail?"])
+    brain = Brain(build_index(DEMO_SITE, HashingEmbedder()), HashingEmbedder())
+    turns: list[TurnRecord] = []
+    stops: list[str] = []
+    stream = RecordedStream(mic, clock=lambda: 0.0)
+    loop = VoiceLoop(stream, brain, EnergyVad(), asr, {"en": AcknowledgingVoice()},
+                     on_turn=turns.append, on_stop=stops.append, turn_model=Finished(),
+                     hold=AnswerHold(hold_ms, {"en": ("Okay.",)}))
+    try:
+        asyncio.run(loop.run(asyncio.Event()))
+    finally:
+        loop.close()
+    return stream, turns, stops
+
+
+def test_the_answer_waits_for_the_pause_behind_an_acknowledgement() -> None:
+    stream, turns, stops = _held(None, 800)
+    assert len(turns) == 1 and stops == [] and turns[0].acknowledged
+    turn = turns[0]
+    # the acknowledgement at once (the turn ends at the 160 ms pause), the answer when the
+    # visitor has been quiet 800 ms
+    assert turn.reply_start_ms - turn.last_voiced_ms <= 160 + 2 * CHUNK_MS
+    assert 800 <= turn.answer_start_ms - turn.last_voiced_ms <= 800 + CHUNK_MS
+    speaker = stream.speaker()
+    ack = speaker[turn.reply_start_ms * RATE_HZ // 1000:][:RATE_HZ * 3 // 10]
+    gap = speaker[turn.reply_start_ms * RATE_HZ // 1000 + len(ack):
+                  turn.answer_start_ms * RATE_HZ // 1000]
+    assert np.count_nonzero(ack) > 0.9 * len(ack) and not gap.any()
+    assert np.count_nonzero(speaker[turn.answer_start_ms * RATE_HZ // 1000:]) > 5.9 * RATE_HZ
+
+
+def test_a_visitor_who_goes_on_hears_the_acknowledgement_and_never_the_half_answer() -> None:
+    # the pause (600 ms) ends the turn at 160 ms and "Okay." begins; the visitor goes on
+    # during it, and the answer to "Can you explain?" is never played
+    stream, turns, stops = _held(0.6, 800)
+    assert [t.utterance for t in turns] == ["Can you explain?",
+                                            "Can you explain that in more detail?"]
+    assert stops == ["barge-in"]
+    opening, whole = turns
+    assert opening.acknowledged and opening.answer_start_ms == 0
+    assert whole.went_on_ms and whole.answer_start_ms - whole.last_voiced_ms >= 800
+    speaker = stream.speaker()
+    # between the opening's acknowledgement and the whole's: only that acknowledgement's sound
+    heard = speaker[opening.reply_start_ms * RATE_HZ // 1000:whole.reply_start_ms * RATE_HZ
+                    // 1000]
+    assert 0 < np.count_nonzero(heard) <= RATE_HZ * 3 // 10
+
+
+def test_without_a_hold_the_answer_begins_at_once() -> None:
+    _, turns, _ = _held(None, 0)
+    assert not turns[0].acknowledged
+    assert turns[0].answer_start_ms == turns[0].reply_start_ms
+    assert turns[0].reply_start_ms - turns[0].last_voiced_ms <= 160 + 2 * CHUNK_MS
+
+
+def test_a_turn_decided_late_is_answered_without_an_acknowledgement() -> None:
+    # the pause sounds unfinished: the turn ends after asr.incomplete_silence_ms (1 s), when
+    # the 800 ms the answer would wait have passed: "Okay." would only delay it
+    _, turns, _ = _held(None, 800, finished=0.1)
+    turn = turns[0]
+    assert turn.eos_decision_ms >= 1000 and not turn.acknowledged
+    assert turn.answer_start_ms == turn.reply_start_ms
+    assert turn.reply_start_ms - turn.eos_decided_ms <= 2 * CHUNK_MS

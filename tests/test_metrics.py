@@ -33,6 +33,7 @@ def _turn(kind: str, act: str | None, page: str | None, **ms: float) -> dict[str
             "lang": "en", "act": act, "kind": kind, "page": page,
             "speech_start_ms": 1000, "last_voiced_ms": 3000, "eos_decided_ms": 3300,
             "reply_start_ms": int(ms.get("reply_start_ms", 3900)),
+            "answer_start_ms": int(ms.get("answer_start_ms", 0)),
             "asr_ms": ms.get("asr_ms", 200.0), "brain_ms": ms.get("brain_ms", 30.0),
             "first_audio_ms": ms.get("first_audio_ms", 250.0)}
 
@@ -52,6 +53,9 @@ def _service_metrics(tmp_path: Path) -> ServiceMetrics:
                                                    index_path=index), clock=lambda: 1234.5)
     metrics.observe_turn(_turn("independent", None, "en/cafe.md"))
     metrics.observe_turn(_turn("immediate", None, "en/cafe.md", reply_start_ms=5000))
+    # an acknowledgement at 3.2 s, the answer held until 3.9 s
+    metrics.observe_turn(_turn("immediate", None, "en/cafe.md", reply_start_ms=3200,
+                               answer_start_ms=3900))
     metrics.observe_turn(_turn("independent", None, None))
     metrics.observe_turn(_turn("act", "greeting", None))
     return metrics
@@ -69,16 +73,21 @@ def test_turns_are_counted_by_kind_and_outcome_without_visitor_words(tmp_path: P
 
     assert value("kiosk_turns_total", kind="independent", outcome="answered") == 1
     assert value("kiosk_turns_total", kind="independent", outcome="refused") == 1
-    assert value("kiosk_turns_total", kind="immediate", outcome="answered") == 1
+    assert value("kiosk_turns_total", kind="immediate", outcome="answered") == 2
     assert value("kiosk_turns_total", kind="act", outcome="social") == 1
     assert value("kiosk_turns_total", kind="distant", outcome="refused") == 0  # exists at 0
     assert value("kiosk_turns_total", kind="immediate", outcome="unclear") == 0
 
-    assert value("kiosk_response_seconds_count") == 4
-    # end of speech (3.0 s) -> first reply sample (3.9 s and 5.0 s): in the 1 s and 2 s buckets
-    assert value("kiosk_response_seconds_bucket", le="1.0") == 3
-    assert value("kiosk_response_seconds_bucket", le="2.0") == 4
-    assert value("kiosk_brain_seconds_sum") == pytest.approx(0.12)
+    assert value("kiosk_response_seconds_count") == 5
+    # end of speech (3.0 s) -> first reply sample (3.2, 3.9 and 5.0 s): in the 0.25, 1 and 2 s
+    # buckets; the answer after an acknowledgement counted apart
+    assert value("kiosk_response_seconds_bucket", le="0.25") == 1
+    assert value("kiosk_response_seconds_bucket", le="1.0") == 4
+    assert value("kiosk_response_seconds_bucket", le="2.0") == 5
+    assert value("kiosk_answer_seconds_count") == 1
+    assert value("kiosk_answer_seconds_bucket", le="0.75") == 0
+    assert value("kiosk_answer_seconds_bucket", le="1.0") == 1
+    assert value("kiosk_brain_seconds_sum") == pytest.approx(0.15)
     for name, expected in (("kiosk_turn_errors_total", 1), ("kiosk_bargeins_total", 2),
                            ("kiosk_echo_utterances_dropped_total", 3),
                            ("kiosk_repeats_dropped_total", 4),
@@ -180,7 +189,7 @@ def test_the_node_exporter_serves_the_service_and_sync_files(
     assert got[("kiosk_up", frozenset())] == 1
     assert got[("kiosk_site_sync_pages", frozenset())] == 22
     assert got[("kiosk_site_sync_ok", frozenset())] == 1
-    assert got[("kiosk_response_seconds_count", frozenset())] == 4
+    assert got[("kiosk_response_seconds_count", frozenset())] == 5
     names = {name for name, _ in got if name.startswith("kiosk_")}
     assert all(re.fullmatch(r"kiosk_[a-z0-9_]+", n) for n in names)
 

@@ -48,6 +48,7 @@ from kiosk.eval import Dialogue, evaluate, load_dialogues
 from kiosk.text import japanese_words
 from kiosk.tts import spoken
 from kiosk.wiring import (
+    answer_hold,
     load_brain,
     recognizer,
     segmenter,
@@ -179,15 +180,25 @@ def _cut_at_pauses(samples_list: list[Samples], vad: VoiceActivity, params: Segm
     return cut
 
 
+@dataclasses.dataclass(frozen=True)
+class _Withdrawn:
+    """The paused questions through the loop (`_through_the_loop`)."""
+
+    questions: int
+    partial: int  # answered on their opening words alone
+    begun: int  # whose opening words' answer began before the visitor went on
+    acknowledged: int  # whose opening words got an acknowledgement (`AnswerHold`) first
+    heard_ms: list[float]  # for each reply to an opening: its sound the visitor heard...
+    answer_heard_ms: list[float]  # ...and of it, the answer's (the acknowledgement's not)
+
+
 def _through_the_loop(cfg: Config, paused: list[Samples], brain: Any, vad: VoiceActivity,
-                      asr: Any, voices: dict[str, Any],
-                      turns_model: Any) -> tuple[int, int, int, list[float]]:
+                      asr: Any, voices: dict[str, Any], turns_model: Any) -> _Withdrawn:
     """The paused questions through the voice loop at the recording's own speed, as a
-    visitor would say them: (questions answered on their opening words alone, questions whose
-    opening words the avatar began to answer before the visitor went on, questions, and for
-    each of those begun, the ms of that reply the visitor heard before it was withdrawn). A
-    question cut at its pause and gone on with within `asr.resume_within_ms` is answered
-    whole; the reply to its opening may have begun meanwhile."""
+    visitor would say them. A question cut at its pause and gone on with within
+    `asr.resume_within_ms` is answered whole; the reply to its opening may have begun
+    meanwhile, and what the loudspeaker played of it before it gave way is what the visitor
+    heard (the 20 ms periods with sound)."""
     spans: list[tuple[int, int]] = []  # stream ms of each question, as `_timed` plays them
     at_ms = 0
     for speech in paused:
@@ -198,8 +209,15 @@ def _through_the_loop(cfg: Config, paused: list[Samples], brain: Any, vad: Voice
     turns = _timed(cfg, paused, brain, vad, asr, voices, turns_model, PAUSED_GAP_S, played)
     speaker = played[0] if played else np.zeros(0, dtype=np.int16)
     chunk = RATE_HZ * CHUNK_MS // 1000
-    withdrawn: list[float] = []
-    partial = begun = 0
+
+    def sounding_ms(lo_ms: int, hi_ms: int) -> float:
+        lo, hi = lo_ms * RATE_HZ // 1000, max(lo_ms, hi_ms) * RATE_HZ // 1000
+        heard = speaker[lo:hi][: (hi - lo) // chunk * chunk].reshape(-1, chunk)
+        return float(np.count_nonzero(np.any(heard != 0, axis=1)) * CHUNK_MS)
+
+    heard_ms: list[float] = []
+    answer_heard_ms: list[float] = []
+    partial = begun = acknowledged = 0
     for start_ms, end_ms in spans:
         mine = [t for t in turns if start_ms <= t.last_voiced_ms <= end_ms + 300]
         if not mine:
@@ -207,16 +225,18 @@ def _through_the_loop(cfg: Config, paused: list[Samples], brain: Any, vad: Voice
             continue
         last = mine[-1]
         partial += last.last_voiced_ms < end_ms - 300 or last.speech_start_ms > start_ms + 300
-        early = [t for t in mine[:-1] if t.reply_start_ms < (last.went_on_ms or end_ms)]
-        begun += bool(early)
-        if early:
-            # what the loudspeaker played of the opening's reply before the whole's began:
-            # the 20 ms periods with sound in them
-            lo = early[0].reply_start_ms * RATE_HZ // 1000
-            hi = max(lo, last.reply_start_ms * RATE_HZ // 1000)
-            heard = speaker[lo:hi][: (hi - lo) // chunk * chunk].reshape(-1, chunk)
-            withdrawn.append(float(np.count_nonzero(np.any(heard != 0, axis=1)) * CHUNK_MS))
-    return partial, begun, len(spans), withdrawn
+        went_on = last.went_on_ms or end_ms
+        early = [t for t in mine[:-1] if t.reply_start_ms < went_on]
+        if not early:
+            continue
+        answers = [t for t in early if 0 < t.answer_start_ms < went_on]
+        acknowledged += any(t.acknowledged for t in early)
+        begun += bool(answers)
+        # the whole's own reply starts where the opening's ended at the latest
+        heard_ms.append(sounding_ms(early[0].reply_start_ms, last.reply_start_ms))
+        answer_heard_ms.append(sounding_ms(answers[0].answer_start_ms, last.reply_start_ms)
+                               if answers else 0.0)
+    return _Withdrawn(len(spans), partial, begun, acknowledged, heard_ms, answer_heard_ms)
 
 
 def _halves(question: str, lang: str) -> tuple[str, str] | None:
@@ -303,7 +323,7 @@ def _timed(cfg: Config, asked: list[Samples], brain: Any, vad: VoiceActivity, as
     turns: list[TurnRecord] = []
     stream = RecordedStream(recording(), keep_speaker=played is not None, realtime=True)
     loop = VoiceLoop(stream, brain, vad, asr, voices, on_turn=turns.append,
-                     segmenter=segmenter(cfg), turn_model=turns_model)
+                     segmenter=segmenter(cfg), turn_model=turns_model, hold=answer_hold(cfg))
     try:
         asyncio.run(loop.run(asyncio.Event()))
     finally:
@@ -378,6 +398,8 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
     judge = turn_model(cfg)  # one, as the service loads it
     turns = _timed(cfg, timed_audio, brain, vad, asr, voices, judge)
     eos_first = [float(t.reply_start_ms - t.last_voiced_ms) for t in turns]
+    eos_answer = [float((t.answer_start_ms or t.reply_start_ms) - t.last_voiced_ms)
+                  for t in turns]
     stages = {
         "eos_decision": percentiles([float(t.eos_decision_ms) for t in turns], 0),
         "recognition_after_decision": percentiles([t.asr_ms for t in turns], 0),
@@ -390,26 +412,35 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
     params = segmenter(cfg).params
     cut_pauses = _cut_at_pauses(paused, vad, params, judge, asr)
     cut, cut_fixed = len(cut_pauses), len(_cut_at_pauses(paused, vad, params, None, asr))
-    partial, begun, whole_of, withdrawn = _through_the_loop(cfg, paused, brain, vad, asr,
-                                                            voices, judge)
+    loop_run = _through_the_loop(cfg, paused, brain, vad, asr, voices, judge)
+    whole_of = loop_run.questions
+
+    def spread(values: list[float]) -> dict[str, Any]:
+        return {"count": len(values), **(percentiles(values, 0) if values
+                                         else {"p50": None, "p95": None})}
+
     report: dict[str, Any] = {
         "lang": lang,
         "noise_db": noise_db,
         "utterances": len(pairs),
         "error_rate": _error_rate(pairs, lang),
         "eos_to_first_audio_ms": percentiles(eos_first, 0),
+        # the answer itself, when an acknowledgement goes first (tts.answer_hold_ms)
+        "eos_to_answer_ms": percentiles(eos_answer, 0),
+        "answer_hold_ms": cfg.tts.answer_hold_ms,
         "stages_ms": stages,
         "timed_turns": len(turns),
         "premature_cut_rate": round(cut / max(len(paused), 1), 3),
         "premature_cut_rate_fixed_silence": round(cut_fixed / max(len(paused), 1), 3),
         # through the loop: answered on the opening words after all (the visitor went on
         # later than asr.resume_within_ms, or was not heard going on), and begun to be
-        "premature_answer_rate": round(partial / max(whole_of, 1), 3),
-        "opening_reply_begun_rate": round(begun / max(whole_of, 1), 3),
-        # of those begun: how much of that reply the visitor heard before it gave way
-        "withdrawn_audio_ms": {"count": len(withdrawn),
-                               **(percentiles(withdrawn, 0) if withdrawn
-                                  else {"p50": None, "p95": None})},
+        "premature_answer_rate": round(loop_run.partial / max(whole_of, 1), 3),
+        "opening_reply_begun_rate": round(loop_run.begun / max(whole_of, 1), 3),
+        "opening_acknowledged_rate": round(loop_run.acknowledged / max(whole_of, 1), 3),
+        # of the replies to an opening that began (acknowledgement or answer): how much of
+        # that reply the visitor heard before it gave way, and of that, the answer's words
+        "withdrawn_audio_ms": spread(loop_run.heard_ms),
+        "withdrawn_answer_ms": spread(loop_run.answer_heard_ms),
         # what the turn model heard where it cut: a misheard opening, or one that ends as a
         # finished question can
         "cut_at": [{"question": asked[at][0], "pauses": judged}

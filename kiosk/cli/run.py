@@ -12,6 +12,7 @@ from kiosk.cli.common import Subparsers, cli_config_and_origin
 from kiosk.config import Config
 from kiosk.errors import KioskError
 from kiosk.wiring import (
+    answer_hold,
     echo_canceller,
     echo_memory,
     load_brain,
@@ -75,7 +76,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     speaker, turns = run_recording(
         read_wav(Path(args.mic_wav)), brain, vad, asr, voices, echo=echo,
-        segmenter=segmenter(cfg), turn_model=turn_model(cfg),
+        segmenter=segmenter(cfg), turn_model=turn_model(cfg), hold=answer_hold(cfg),
         realtime=args.realtime, avatar_port=cfg.avatar.port if args.realtime and
         cfg.avatar.port else None, on_ready=ready)
     Path(args.speaker_wav).parent.mkdir(parents=True, exist_ok=True)
@@ -85,7 +86,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"[{turn.went_on_ms / 1000:7.2f} s] (the visitor went on after a pause: the "
                   "turn is taken again on the whole)")
         print(f"[{turn.speech_start_ms / 1000:7.2f} s] visitor> {turn.utterance}")
-        print(f"[{turn.reply_start_ms / 1000:7.2f} s] avatar>  {turn.reply}")
+        print(f"[{turn.reply_start_ms / 1000:7.2f} s] avatar>  {turn.reply}"
+              + (f" (after an acknowledgement: from {turn.answer_start_ms / 1000:.2f} s)"
+                 if turn.answer_start_ms else ""))
         print(f"            (end of speech -> decision {turn.eos_decision_ms}"
               f" ms, recognition {turn.asr_ms:.0f} ms, brain {turn.brain_ms:.0f} ms, first "
               f"audio {turn.first_audio_ms:.0f} ms; kind {turn.kind}, page {turn.page})")
@@ -135,7 +138,8 @@ def _run_live(cfg: Config, brain: Any, vad: Any, asr: Any, voices: dict[str, Any
 
     voice = VoiceLoop(stream, brain, vad, asr, voices, screen=screen, on_state=on_state,
                       on_turn=on_turn, echo=echo,
-                      segmenter=segmenter(cfg), turn_model=turn_model(cfg))
+                      segmenter=segmenter(cfg), turn_model=turn_model(cfg),
+                      hold=answer_hold(cfg))
     textfile_dir = Path(cfg.metrics.textfile_dir) if cfg.metrics.textfile_dir else None
     if textfile_dir is not None:
         metrics = ServiceMetrics(lambda: loop_counts(voice), Facts(
