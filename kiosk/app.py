@@ -419,7 +419,11 @@ class VoiceLoop:
                          spoken="")
             self._set_state("idle")
             return
-        ack = self._acknowledgement(result.lang)
+        # an answer waits behind an acknowledgement; a social reply ("Hello!", "You're
+        # welcome.") is said at once, and "Okay." before "Sorry, ..." would sound wrong
+        answer = result.resolution.act is None
+        ack = (self._acknowledgement(result.lang) if answer and not result.reply.repair
+               else None)
         self._reply_text = (f"{ack.text} " if ack is not None else "") + result.reply.text
         self._speaker = asyncio.create_task(
             self._speak(utterance, text, result, asr_ms, brain_ms, time.perf_counter(), ack))
@@ -441,7 +445,7 @@ class VoiceLoop:
         release_ms = 0
         self.synthesizing = True
         try:
-            if self.hold.hold_ms > 0:
+            if self.hold.hold_ms > 0 and result.resolution.act is None:
                 release_ms = utterance.last_voiced_ms + self.hold.hold_ms
             if ack is not None and (release_ms - self.stream.clock_ms
                                     < len(ack.samples) * 1000 // RATE_HZ):

@@ -219,7 +219,8 @@ class AcknowledgingVoice(LongVoice):
         yield from super().synthesize(text, lead=lead)
 
 
-def _held(pause_s: float | None, hold_ms: int, finished: float = 0.9
+def _held(pause_s: float | None, hold_ms: int, finished: float = 0.9,
+          lines: tuple[str, ...] = ("Can you explain?", "Can you explain that in more detail?"),
           ) -> tuple[RecordedStream, list[TurnRecord], list[str]]:
     """One question (said in two halves `pause_s` apart, or whole), answered with the
     answer held for `hold_ms` behind an acknowledgement; every pause sounds `finished`."""
@@ -230,7 +231,7 @@ def _held(pause_s: float | None, hold_ms: int, finished: float = 0.9
     said = ([_tone(0.6), _quiet(pause_s), _tone(0.6)] if pause_s is not None
             else [_tone(1.2)])
     mic = np.concatenate([_quiet(1.0), *said, _quiet(9.0)])
-    asr = SpeculatingRecognizer(["Can you explain?", "Can you explain that in more detail?"])
+    asr = SpeculatingRecognizer(list(lines))
     brain = Brain(build_index(DEMO_SITE, HashingEmbedder()), HashingEmbedder())
     turns: list[TurnRecord] = []
     stops: list[str] = []
@@ -293,3 +294,12 @@ def test_a_turn_decided_late_is_answered_without_an_acknowledgement() -> None:
     assert turn.eos_decision_ms >= 1000 and not turn.acknowledged
     assert turn.answer_start_ms == turn.reply_start_ms
     assert turn.reply_start_ms - turn.eos_decided_ms <= 2 * CHUNK_MS
+
+
+def test_a_greeting_is_returned_at_once() -> None:
+    # a social reply is no answer to half a question: no "Okay." before "Hello!", no wait
+    _, turns, _ = _held(None, 800, lines=("Good morning.",))
+    turn = turns[0]
+    assert turn.act == "greeting" and not turn.acknowledged
+    assert turn.answer_start_ms == turn.reply_start_ms
+    assert turn.reply_start_ms - turn.last_voiced_ms <= 160 + 2 * CHUNK_MS
