@@ -139,6 +139,11 @@ class AsrConfig:
                              choices=("whisper", "vosk"))
     vosk_model_en: str = setting("", "folder or zip of an English vosk model")
     vosk_model_ja: str = setting("", "folder or zip of a Japanese vosk model")
+    beam_en: int = setting(5, "Whisper's beam width for English (wider: no fewer errors on "
+                           "the bench, slower)", low=1, high=16)
+    beam_ja: int = setting(5, "Whisper's beam width for Japanese (8: fewer character errors "
+                           "on the demo's and misskey-ja's questions, yet fewer pages found "
+                           "on the demo's, and +70-150 ms an utterance)", low=1, high=16)
     prompt_from_site: bool = setting(False, "give Whisper the site's page titles as venue "
                                      "vocabulary (Japanese demo: kana errors 5.8% -> 4.2%, "
                                      "characters 14.1% -> 15.1%)")

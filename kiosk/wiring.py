@@ -137,7 +137,8 @@ def _whisper(cfg: Config, lang: str) -> Any:
 
         pages, _ = load_site(cfg.paths.site_path())
         prompt = ("、" if lang == "ja" else ", ").join(p.title for p in pages if p.lang == lang)
-    return WhisperModel(model_path(entry, cfg.paths.models_path()).parent, prompt=prompt)
+    return WhisperModel(model_path(entry, cfg.paths.models_path()).parent, prompt=prompt,
+                        beam_size=cfg.asr.beam_ja if lang == "ja" else cfg.asr.beam_en)
 
 
 def venue_spelling(cfg: Config) -> Any:

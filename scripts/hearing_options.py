@@ -10,6 +10,10 @@ runs for each option: no latency, no turn-taking. Printed per option: the error 
 Japanese CER, and on the kana reading), the suppressor's cost in ms of work per second of
 audio, and the recognizer's per utterance.
 
+`--set DIR` (a bench set, ../shared/bench/NAME) takes that set's visitor turns in --lang instead,
+said the same way, and its own site for the site's model of text and spellings: speech and a
+site the options were not chosen on.
+
 Options (comma-separated, `--options`):
   none                 the bench as it is
   speex                libspeexdsp's preprocessor denoiser (-15 dB), the one the echo canceller runs
@@ -37,6 +41,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,6 +53,8 @@ from kiosk.audio.format import RATE_HZ, Samples
 from kiosk.bench.voice import _dialogues, _error_rate, _recognize, heard_recordings
 from kiosk.cli.common import cli_config_and_origin
 from kiosk.config import Config
+from kiosk.eval import evaluate, load_dialogues
+from kiosk.evalsets import _brain_for
 from kiosk.wiring import _whisper, synthesizer, venue_spelling, voice_activity
 
 SUPPRESSORS = ("speex", "rnnoise", "rnnoise-mix", "dfn3", "dfn3-12db")
@@ -136,6 +143,11 @@ def _vad_trim(vad: Any, margin_ms: int = 200) -> Callable[[Samples], Samples]:
     return trim
 
 
+def _top1(brain: Any, dialogues: list[Any]) -> float:
+    top1: float = evaluate(brain, dialogues)["strategies"]["resolved"]["page_top1"]
+    return top1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lang", choices=("en", "ja"), default="ja")
@@ -143,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--utterances", type=int, default=35)
     parser.add_argument("--options", default=",".join(ALL))
     parser.add_argument("--config", default=None)
+    parser.add_argument("--set", default=None, help="a bench set's folder: its visitor turns "
+                        "and its site instead of the demo's")
+    parser.add_argument("--top1", action="store_true", help="also page top-1 of the dialogues "
+                        "as heard (the first voice's transcripts) against typed, by the brain")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     options = args.options.split(",")
@@ -154,7 +170,16 @@ def main(argv: list[str] | None = None) -> int:
     # the bench's recordings, made as the bench makes them (same voices, seed and order)
     tts = synthesizer(cfg, lang, deterministic=True)
     rng = np.random.default_rng(11)
-    texts = [t.user for d in _dialogues(lang, args.utterances) for t in d.turns]
+    dialogues = _dialogues(lang, args.utterances)
+    texts = [t.user for d in dialogues for t in d.turns]
+    if args.set:
+        folder = Path(args.set)
+        cfg = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths,
+                                                                 site=str(folder / "site")))
+        dialogues = [d for d in load_dialogues(folder / "dialogues.jsonl") if d.lang == lang]
+        texts = [t.user for d in dialogues for t in d.turns]
+    brain = _brain_for(cfg, Path(cfg.paths.site_path())) if args.top1 else None
+    typed = _top1(brain, dialogues) if brain is not None else None
     heard = heard_recordings(tts, texts, args.noise_db, rng)[2]
     audio_s = sum(len(s) for _, s in heard) / RATE_HZ
     default = _recognizer(cfg, lang, "none")
@@ -181,6 +206,14 @@ def main(argv: list[str] | None = None) -> int:
                "asr_ms_per_utterance": round(asr_s * 1000 / len(pairs))}
         if lang == "ja":
             row["error_rate_kana"] = _error_rate(pairs, lang, reading=True)
+        if brain is not None:
+            first: dict[str, str] = {}
+            for text, hyp in pairs:
+                first.setdefault(text, hyp)  # the first voice's, as the voice bench feeds
+            as_heard = [dataclasses.replace(d, turns=tuple(
+                dataclasses.replace(t, user=first[t.user]) for t in d.turns))
+                for d in dialogues]
+            row["spoken_top1"], row["typed_top1"] = _top1(brain, as_heard), typed
         rows.append(row)
         print(json.dumps(row, ensure_ascii=False) if args.json else
               f"{option:12} {row['error_rate']:.2%}"
