@@ -104,7 +104,7 @@ class Playback:
 @dataclass(frozen=True)
 class AnswerHold:
     """The answer waits until the visitor has been quiet `hold_ms` after their last word (and
-    is not talking again); meanwhile one of the reply language's `acknowledgements` ("Hmm.",
+    is not talking again); meanwhile one of the reply language's `acknowledgements` ("Okay.",
     はい。) is said at once. A visitor who only paused talks over the acknowledgement and is
     heard going on (barge-in): the answer to the opening words is never played. hold_ms 0:
     the answer at once and no acknowledgement, as a language without acknowledgements."""
@@ -220,13 +220,17 @@ class VoiceLoop:
                 if len(samples):
                     self._acks.setdefault(lang, []).append(_Said(text, samples))
 
-    def _acknowledgement(self, lang: str) -> _Said | None:
-        """The next acknowledgement in `lang` (they take turns), or None: no hold."""
+    def _acknowledgement(self, lang: str, within_ms: int) -> _Said | None:
+        """The next acknowledgement in `lang` (they take turns), or None: none in `lang`, or
+        it would not end `within_ms` (a late decision: it would only delay the answer)."""
         acks = self._acks.get(lang)
         if not acks:
             return None
+        ack = acks[(self._acks_said + 1) % len(acks)]
+        if len(ack.samples) * 1000 // RATE_HZ > within_ms:
+            return None
         self._acks_said += 1
-        return acks[self._acks_said % len(acks)]
+        return ack
 
     async def _held(self, release_ms: int) -> None:
         """Until the stream reaches `release_ms` with the visitor not talking (at most as long
@@ -422,34 +426,31 @@ class VoiceLoop:
         # an answer waits behind an acknowledgement; a social reply ("Hello!", "You're
         # welcome.") is said at once, and "Okay." before "Sorry, ..." would sound wrong
         answer = result.resolution.act is None
-        ack = (self._acknowledgement(result.lang) if answer and not result.reply.repair
-               else None)
+        release_ms = (utterance.last_voiced_ms + self.hold.hold_ms
+                      if answer and self.hold.hold_ms > 0 else 0)
+        ack = (self._acknowledgement(result.lang, release_ms - self.stream.clock_ms)
+               if release_ms and not result.reply.repair else None)
         self._reply_text = (f"{ack.text} " if ack is not None else "") + result.reply.text
-        self._speaker = asyncio.create_task(
-            self._speak(utterance, text, result, asr_ms, brain_ms, time.perf_counter(), ack))
+        self._speaker = asyncio.create_task(self._speak(
+            utterance, text, result, asr_ms, brain_ms, time.perf_counter(), ack, release_ms))
         # While the reply is spoken the brain prepares the next turn's context.
         loop.run_in_executor(self._brain_exec, self.brain.remember,
                              self.history[-1]).add_done_callback(_log_failure)
         await asyncio.sleep(0)  # let it start before the loop reads on
 
     async def _speak(self, utterance: Utterance, text: str, result: TurnResult, asr_ms: float,
-                     brain_ms: float, brain_end: float, ack: _Said | None = None) -> None:
+                     brain_ms: float, brain_end: float, ack: _Said | None = None,
+                     release_ms: int = 0) -> None:
         """Synthesize sentence by sentence and queue each on the loudspeaker; the first one
-        is played as soon as it is ready, or with `ack`, that at once and the answer when the
-        visitor's pause is long enough (`AnswerHold`). Runs beside the listening loop;
-        barge-in cancels it."""
+        is played as soon as it is ready, but not before the stream reaches `release_ms`
+        (`AnswerHold`); `ack` is played at once. Runs beside the listening loop; barge-in
+        cancels it."""
         loop = asyncio.get_running_loop()
         speech = self.voices[result.lang].synthesize(result.reply.text, lead=True)
         recorded = False
         first_ms, first_at = 0.0, 0
-        release_ms = 0
         self.synthesizing = True
         try:
-            if self.hold.hold_ms > 0 and result.resolution.act is None:
-                release_ms = utterance.last_voiced_ms + self.hold.hold_ms
-            if ack is not None and (release_ms - self.stream.clock_ms
-                                    < len(ack.samples) * 1000 // RATE_HZ):
-                ack = None  # the pause was long already (a late decision): the answer now
             if ack is not None:
                 first_at = self.stream.clock_ms
                 starts_at_s = self.stream.play(ack.samples)
