@@ -30,9 +30,10 @@ log = logging.getLogger(__name__)
 # Seconds; a kiosk turn's stages run from tens of milliseconds (brain) to seconds (a slow Pi).
 BUCKETS_S = (0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
 
-# Stage -> TurnRecord field (milliseconds), or None for end of speech -> first audio / answer.
-STAGES = {"response": None, "answer": None, "recognition": "asr_ms", "brain": "brain_ms",
-          "synthesis": "first_audio_ms"}
+# Stage -> TurnRecord field of its length (milliseconds)...
+STAGES = {"recognition": "asr_ms", "brain": "brain_ms", "synthesis": "first_audio_ms"}
+# ... or of the stream time it ends, counted from the end of the visitor's speech
+SINCE_SPEECH = {"response": "reply_start_ms", "answer": "answer_start_ms"}
 
 
 @dataclass(frozen=True)
@@ -161,12 +162,12 @@ class ServiceMetrics:
         and timings are read."""
         self.turns.labels(kind=str(turn.get("kind") or "none"),
                           outcome=turn_outcome(turn)).inc()
-        for stage, field in (("response", "reply_start_ms"), ("answer", "answer_start_ms")):
-            elapsed_ms = turn.get(field, 0) - turn.get("last_voiced_ms", 0)
-            if turn.get(field) and elapsed_ms >= 0:
+        for stage, key in SINCE_SPEECH.items():
+            elapsed_ms = turn.get(key, 0) - turn.get("last_voiced_ms", 0)
+            if turn.get(key) and elapsed_ms >= 0:
                 self.stage[stage].observe(elapsed_ms / 1000)
         for stage, key in STAGES.items():
-            if key is not None and turn.get(key):
+            if turn.get(key):
                 self.stage[stage].observe(float(turn[key]) / 1000)
 
     def stopped(self) -> None:

@@ -50,10 +50,16 @@ from suppressors import make_suppressor, whole
 from kiosk.asr.charlm import Hypothesis
 from kiosk.asr.whisper import WhisperModel, WhisperRecognizer, collapse_repeats
 from kiosk.audio.format import RATE_HZ, Samples
-from kiosk.bench.voice import _dialogues, _error_rate, _recognize, heard_recordings
+from kiosk.bench.voice import (
+    _dialogues,
+    _error_rate,
+    _recognize,
+    heard_recordings,
+    page_top1,
+)
 from kiosk.cli.common import cli_config_and_origin
 from kiosk.config import Config
-from kiosk.eval import evaluate, load_dialogues
+from kiosk.eval import load_dialogues
 from kiosk.evalsets import _brain_for
 from kiosk.wiring import _whisper, synthesizer, venue_spelling, voice_activity
 
@@ -143,11 +149,6 @@ def _vad_trim(vad: Any, margin_ms: int = 200) -> Callable[[Samples], Samples]:
     return trim
 
 
-def _top1(brain: Any, dialogues: list[Any]) -> float:
-    top1: float = evaluate(brain, dialogues)["strategies"]["resolved"]["page_top1"]
-    return top1
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lang", choices=("en", "ja"), default="ja")
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         dialogues = [d for d in load_dialogues(folder / "dialogues.jsonl") if d.lang == lang]
         texts = [t.user for d in dialogues for t in d.turns]
     brain = _brain_for(cfg, Path(cfg.paths.site_path())) if args.top1 else None
-    typed = _top1(brain, dialogues) if brain is not None else None
+    typed = page_top1(brain, dialogues) if brain is not None else None
     heard = heard_recordings(tts, texts, args.noise_db, rng)[2]
     audio_s = sum(len(s) for _, s in heard) / RATE_HZ
     default = _recognizer(cfg, lang, "none")
@@ -210,10 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             first: dict[str, str] = {}
             for text, hyp in pairs:
                 first.setdefault(text, hyp)  # the first voice's, as the voice bench feeds
-            as_heard = [dataclasses.replace(d, turns=tuple(
-                dataclasses.replace(t, user=first[t.user]) for t in d.turns))
-                for d in dialogues]
-            row["spoken_top1"], row["typed_top1"] = _top1(brain, as_heard), typed
+            row["spoken_top1"], row["typed_top1"] = page_top1(brain, dialogues, first), typed
         rows.append(row)
         print(json.dumps(row, ensure_ascii=False) if args.json else
               f"{option:12} {row['error_rate']:.2%}"

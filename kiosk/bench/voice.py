@@ -144,6 +144,17 @@ def _noisy(speech: Samples, pool: list[Samples], noise_db: float | None,
     return mix(speech.astype(np.float64), babble(pool, len(speech), level, rng))
 
 
+def page_top1(brain: Any, dialogues: list[Dialogue], heard: dict[str, str] | None = None
+              ) -> float:
+    """The brain's page top-1 on the dialogues as typed, or with each visitor turn replaced
+    by its transcript in `heard` (text said -> text heard)."""
+    if heard is not None:
+        dialogues = [dataclasses.replace(d, turns=tuple(
+            dataclasses.replace(t, user=heard[t.user]) for t in d.turns)) for d in dialogues]
+    top1: float = evaluate(brain, dialogues)["strategies"]["resolved"]["page_top1"]
+    return top1
+
+
 def _recognize(asr: Any, samples: Samples) -> str:
     asr.start()
     asr.accept(samples)
@@ -388,10 +399,8 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
             right += lang_heard == lang
             costs.append(auto.detect_ms)
         detection = {"right": right, "of": len(said), "cost_ms": percentiles(costs, 0)}
-    typed = evaluate(brain, dialogues)["strategies"]["resolved"]["page_top1"]
-    as_heard = [dataclasses.replace(d, turns=tuple(dataclasses.replace(t, user=heard[t.user])
-                                                   for t in d.turns)) for d in dialogues]
-    spoken_top1 = evaluate(brain, as_heard)["strategies"]["resolved"]["page_top1"]
+    typed = page_top1(brain, dialogues)
+    spoken_top1 = page_top1(brain, dialogues, heard)
 
     questions = [t.user for d in dialogues for t in d.turns if t.act is None]
     timed_audio = [_noisy(spoken(tts, q), pool, noise_db, rng) for q in questions[:timed]]

@@ -86,14 +86,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"[{turn.went_on_ms / 1000:7.2f} s] (the visitor went on after a pause: the "
                   "turn is taken again on the whole)")
         print(f"[{turn.speech_start_ms / 1000:7.2f} s] visitor> {turn.utterance}")
-        print(f"[{turn.reply_start_ms / 1000:7.2f} s] avatar>  {turn.reply}" + _held(turn))
+        print(f"[{turn.reply_start_ms / 1000:7.2f} s] avatar>  {turn.reply}" + _acknowledged(turn))
         print(f"            (end of speech -> decision {turn.eos_decision_ms}"
               f" ms, recognition {turn.asr_ms:.0f} ms, brain {turn.brain_ms:.0f} ms, first "
               f"audio {turn.first_audio_ms:.0f} ms; kind {turn.kind}, page {turn.page})")
     return 0
 
 
-def _held(turn: Any) -> str:
+def _acknowledged(turn: Any) -> str:
     """How the answer went when an acknowledgement was said first (tts.answer_hold_ms)."""
     if not turn.acknowledged:
         return ""
