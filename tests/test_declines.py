@@ -20,6 +20,7 @@ from kiosk.audio.recorded import RecordedStream
 from kiosk.brain import Brain, BrainParams, language_asked
 from kiosk.config import DEMO_SITE
 from kiosk.dialogue.lexicon import load_lexicon
+from kiosk.dialogue.resolver import SITE
 from kiosk.retrieval.index import build_index
 from kiosk.tts import Speech
 from tests.fakes import EnergyVad, HashingEmbedder
@@ -243,3 +244,82 @@ def test_a_question_without_a_word_the_site_knows_is_still_judged_alone(tmp_path
     asked = brain.respond((), "カフェの軽食は", None, "ja")
     assert asked.reply.page_id == "cafe.md" and asked.scope is not None
     assert not asked.scope.declined
+
+
+def _gardens(root: Path, home: str) -> Brain:
+    """A site of a home page (`home`), a hub page of walks, and a page per walk and talk."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.md").write_text(home, encoding="utf-8")
+    (root / "walks.md").write_text(
+        "---\ntitle: Walks\n---\n\n# Walks\n\nGuided walks through the gardens, every day.\n\n"
+        "## [Rose walk](rose-walk.md)\n\nWhat: An hour among the old roses.\n\n"
+        "## [Herb walk](herb-walk.md)\n\nWhat: Herbs of the kitchen garden, to smell and taste."
+        "\n\n## [Pond walk](pond-walk.md)\n\nWhat: Frogs, dragonflies and water lilies.\n",
+        encoding="utf-8")
+    for name, title, text in (
+            ("rose-walk.md", "Rose walk", "The rose walk starts at the gate at 10 am."),
+            ("herb-walk.md", "Herb walk", "The herb walk starts by the glasshouse at 2 pm."),
+            ("pond-walk.md", "Pond walk", "The pond walk starts at the boathouse at 4 pm."),
+            ("pond-talk.md", "Pond talk", "A talk on the life of the pond, on Sundays."),
+            ("bee-talk.md", "Bee talk", "A talk on the garden's bees, on Saturdays."),
+            ("cafe.md", "Cafe", "The cafe serves lunch from 12 pm to 3 pm.\n\n"
+             "## Related articles\n\n"
+             "- [Rose walk](rose-walk.md)\n- [Herb walk](herb-walk.md)\n- [Pond walk]"
+             "(pond-walk.md)\n- [Pond talk](pond-talk.md)\n")):
+        (root / name).write_text(f"---\ntitle: {title}\n---\n\n{text}\n", encoding="utf-8")
+    emb = HashingEmbedder()
+    return Brain(build_index(root, emb), emb, replace(BrainParams(), gate=None))
+
+
+def test_what_is_this_site_names_it_by_its_home_pages_own_heading(tmp_path: Path) -> None:
+    """"18F Methods" on the page titled "Methods" is the site's name: a visitor asking what
+    the site is hears it. A home page opening with a headline names nothing."""
+    named = _gardens(tmp_path / "named", "---\ntitle: Gardens\n---\n\n# Riverside Gardens\n\n"
+                     "Three historic gardens by the river, open all year.\n")
+    said = named.respond((), "what is this website", None, "en").reply.text
+    assert said.startswith("This is Riverside Gardens. Three historic gardens by the river")
+    headline = _gardens(tmp_path / "headline", "---\ntitle: Home\n---\n\n# Welcome, come and "
+                        "see the roses\n\nThree historic gardens by the river, open all year.\n")
+    said = headline.respond((), "what is this website", None, "en").reply.text
+    assert said.startswith("Three historic gardens by the river")
+
+
+@pytest.mark.parametrize("lang, site_question, structure", [
+    ("en", "what is this website", "how is it organized"),
+    ("ja", "このサイトは何", "どういう構成になってるの"),
+])
+def test_how_the_site_is_organised_after_a_question_about_it_is_its_overview(
+        tmp_path: Path, lang: str, site_question: str, structure: str) -> None:
+    """"How is it organized" right after a question about the site asks for the site's
+    sections, not for a page that holds the word; without that question before it, "it" is
+    whatever was talked about."""
+    site = _gardens(tmp_path, "# Gardens\n\nThree historic gardens by the river.\n\n## Visit"
+                    "\n\nOpening times and tickets.\n\n## Learn\n\nTalks and courses.\n")
+    first = site.respond((), site_question, None, lang)
+    turn = site.respond((first.exchange(),), structure, None, lang)
+    assert turn.resolution.kind == SITE and turn.resolution.query is None
+    walk = site.respond((), "when does the rose walk start", None, "en")
+    turn = site.respond((walk.exchange(),), "how is it organized", None, "en")
+    assert turn.resolution.kind != SITE
+
+
+def test_a_question_about_what_the_site_has_says_a_hub_pages_menu(tmp_path: Path) -> None:
+    """"Which walks does this site have" answered from a page whose sections are the site's
+    pages (a category page) says them by name; on a hub listing every page, "does this site
+    have talks" says those whose titles hold the word. A page of its own text that ends in a
+    list of related pages is no hub: its answer is said alone."""
+    site = _gardens(tmp_path / "a", "# Gardens\n\nThree historic gardens by the river.\n")
+    turn = site.respond((), "which guided walks does this site have", None, "en")
+    assert turn.reply.page_id == "walks.md"
+    assert turn.reply.text.endswith(
+        'They include "Rose walk", "Herb walk" and "Pond walk".'), turn.reply.text
+    turn = site.respond((), "does the cafe on this site serve lunch", None, "en")
+    assert turn.reply.page_id == "cafe.md" and "They include" not in turn.reply.text
+    hub = _gardens(tmp_path / "b", "# Gardens\n\nThree historic gardens by the river.\n\n"
+                   "## [Walks](walks.md)\n\nGuided walks, every day.\n\n### Walks include\n\n"
+                   "- [Rose walk](rose-walk.md)\n- [Herb walk](herb-walk.md)\n"
+                   "- [Pond walk](pond-walk.md)\n\n## Talks\n\nOn weekends.\n\n"
+                   "### Talks include\n\n- [Pond talk](pond-talk.md)\n- [Bee talk](bee-talk.md)\n")
+    turn = hub.respond((), "which talks does this site have on weekends", None, "en")
+    assert turn.reply.page_id == "index.md", turn.reply.page_id
+    assert turn.reply.text.endswith('They include "Pond talk" and "Bee talk".'), turn.reply.text

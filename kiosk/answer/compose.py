@@ -17,7 +17,7 @@ from kiosk.answer.choose import (
     said_before,
     sentence_query,
 )
-from kiosk.answer.declines import listing, site_overview
+from kiosk.answer.declines import join_titles, listing, menu, site_overview
 from kiosk.answer.defines import defines
 from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams, Reply
 from kiosk.answer.runs import announcing, orphans, run_from, say_from, speak
@@ -160,6 +160,13 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             sents, heads, picked[0], title, utterance, history):
         # (a new topic, or the page's opening; "what is X" named what it asks about)
         body = lex.replies["titled"].format(title=title, body=body)
+    if picked and lex.find(clean(utterance), lex.site_mentions):
+        # "which methods does this site have for testing": what the site has is its pages
+        asked = terms_of(lex.strip(clean(utterance), lex.site_mentions))
+        offered = menu(index, page_id, owner[picked[-1]], asked)
+        if offered:
+            body = lex.replies["menu"].format(
+                body=body, titles=join_titles(offered[:params.listing_titles], lex))
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
 
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 
 from kiosk.answer.params import AnswerParams, Reply
-from kiosk.answer.sentences import page_sentences
+from kiosk.answer.sentences import page_sentences, terms_of
 from kiosk.dialogue.lexicon import Lexicon
 from kiosk.retrieval.index import Evidence, PageInfo, SiteIndex
 
 
-def _join_titles(titles: list[str], lex: Lexicon) -> str:
+def join_titles(titles: list[str], lex: Lexicon) -> str:
     quoted = [f"「{t}」" if lex.lang == "ja" else f'"{t}"' for t in titles]
     if len(quoted) <= 1:
         return "".join(quoted)
@@ -51,14 +52,14 @@ def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
     if len(folders) < 2 and first is not None:
         headings = _home_headings(index, first)
         if len(headings) >= 2:
-            return _join_titles(headings[:count], lex)
+            return join_titles(headings[:count], lex)
     # A section inside another is part of it (an API's streaming API); a page inside a
     # section is one of its pages (a blog's posts). Between the two: the pages of no section
     # (a docs folder without an index page of its own), those other pages link to most first.
     top = [p for f, p in folders
            if p.title.strip() and not any(f.startswith(g + "/") for g, _ in folders)]
     if len(top) >= count:  # (a site of many sections: the rest is not read)
-        return _join_titles([p.title for p in top][:count], lex)
+        return join_titles([p.title for p in top][:count], lex)
     nested = [p for _, p in folders if all(p.page_id != t.page_id for t in top)]
     named = {p.page_id for _, p in folders}
     linked = Counter(target for p in pages for target in set(p.links) if target != p.page_id)
@@ -68,7 +69,7 @@ def _topic_titles(index: SiteIndex, lex: Lexicon, count: int) -> str:
     listed = overview | named | {p.page_id for p in loose}
     inside = [p for p in pages if p.page_id not in listed]
     chosen = top + loose + nested + inside
-    return _join_titles([p.title for p in chosen if p.title.strip()][:count], lex)
+    return join_titles([p.title for p in chosen if p.title.strip()][:count], lex)
 
 
 def listing(index: SiteIndex, lex: Lexicon, count: int) -> str:
@@ -82,8 +83,71 @@ def site_overview(index: SiteIndex, lex: Lexicon, count: int) -> str:
     sentences = page_sentences(index, home.page_id)[0] if home is not None else []
     if not sentences:
         return listing(index, lex, count)
-    return lex.replies["site_overview"].format(about=sentences[0],
+    about = sentences[0]
+    name = _site_name(index, home, lex.lang) if home is not None else ""
+    if name and name.casefold() not in about.casefold():
+        about = lex.replies["site_named"].format(name=name, about=about)
+    return lex.replies["site_overview"].format(about=about,
                                                titles=_topic_titles(index, lex, count))
+
+
+# A site's name is a few words ("18F Methods"), not a headline.
+_NAME_WORDS = 5
+
+
+def _site_name(index: SiteIndex, home: PageInfo, lang: str) -> str:
+    """The site's name: the home page's own first heading when it holds the page's title or
+    the title holds it ("18F Methods" on the page titled "Methods"); a home page that opens
+    with a headline or a greeting names nothing."""
+    chunks = index.page_chunks(home.page_id)
+    head = chunks[0].heading.strip() if chunks else ""
+    own = home.title.strip().casefold()
+    size = len(head) / 2.5 if lang == "ja" else len(head.split())
+    if not head or not own or size > _NAME_WORDS:
+        return ""
+    return head if own in head.casefold() or head.casefold() in own else ""
+
+
+
+def _title_key(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def menu(index: SiteIndex, page_id: str, chunk: int, asked: frozenset[str]) -> list[str]:
+    """The site's pages a hub page offers as a menu, as their titles: lines or headings that
+    are another page's title ("Methods include: Card sorting / Usability testing", a category
+    page's "## Card sorting"), in most of its chunks (None for a page that is no hub).
+    Those whose titles hold the rarest of the `asked` terms that two or more of them hold
+    ("other mapping methods": Affinity mapping, Site mapping, ...); else the menu of the
+    section the reply is said from (chunk: its position in the index), the titles from there
+    until a section of other text; else the whole menu."""
+    info = index.page(page_id)
+    if info is None:
+        return []
+    titles = {_title_key(p.title): p.title for p in index.pages
+              if p.page_id != page_id and p.lang == info.lang and p.title.strip()}
+    entries: list[tuple[int, str]] = []  # (chunk position, title)
+    for pos, c in enumerate(index.page_chunks(page_id), start=info.first_chunk):
+        for line in (c.heading, *c.unsaid):
+            title = titles.get(_title_key(line))
+            if title is not None and title not in (t for _, t in entries):
+                entries.append((pos, title))
+    listed = {pos for pos, _ in entries}
+    if len(entries) < 2 or 2 * len(listed) <= info.n_chunks:
+        return []  # (a page of its own text that ends in "Related articles" is no hub)
+    held = Counter(t for _, title in entries for t in terms_of(title))
+    # (a word of one title names that page, not a kind of them; one of half of them, none)
+    kinds = [t for t in asked if 2 <= held[t] < len(entries) / 2]
+    if kinds:
+        rarest = min(held[t] for t in kinds)
+        words = {t for t in kinds if held[t] == rarest}
+        return [title for _, title in entries if words & terms_of(title)]
+    section: list[str] = []
+    for pos in range(chunk, info.first_chunk + info.n_chunks):
+        if pos != chunk and pos not in listed:
+            break
+        section.extend(title for at, title in entries if at == pos)
+    return section if len(section) >= 2 else [title for _, title in entries]
 
 
 def out_of_scope(evidence: Evidence | None, text: str, lex: Lexicon,

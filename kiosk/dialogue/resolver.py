@@ -378,6 +378,16 @@ def _on_topic_page(scored: list[tuple[float, float, int]], history: History) -> 
     return next(i for _, _, i in scored if page(i) == topic)
 
 
+def asks_structure(text: str, history: History, lex: Lexicon) -> bool:
+    """"How is this site organized", or "how is it organized" right after a question about the
+    site: what its overview says, not a page that holds the word."""
+    if not lex.find(text, lex.site_structure):
+        return False
+    if lex.find(text, lex.site_mentions):
+        return True
+    return bool(history) and bool(lex.find(clean(history[-1].user), lex.site))
+
+
 def analyze(utterance: str, history: History, lex: Lexicon,
             params: ResolverParams = ResolverParams(),
             similarity: tuple[float, ...] | None = None,
@@ -413,6 +423,8 @@ def analyze(utterance: str, history: History, lex: Lexicon,
                  or lex.names_shown_page(lex.strip(text, lex.site_mentions)))
     # "このグラフのページって何が見られるの": what the page shown holds, not the site's
     if site and not shown and not (set(site) <= set(lex.site_mentions) and strength >= 1):
+        return found(SITE, rejection=rejection)
+    if not shown and asks_structure(text, history, lex):
         return found(SITE, rejection=rejection)
     if shown:
         return found(PAGE, rejection=rejection)
@@ -533,7 +545,9 @@ def decide(analysis: Analysis, history: History, params: ResolverParams,
         return Resolution(a.lang, None, a.kind, a.detail, query)
     if a.kind == SITE:
         # "what else is on this site" lists the site; a topic beside the site words is searched
-        query = base if a.strength >= params.pool_min_strength else None
+        # ("how is this site organized" asks for the list)
+        query = (base if a.strength >= params.pool_min_strength
+                 and not asks_structure(a.text, history, load_lexicon(a.lang)) else None)
         return Resolution(a.lang, None, a.kind, a.detail, query)
     # "what is this for" / これって何に使うの: "this" and nothing to search for but the page
     # the visitor is looking at.

@@ -42,6 +42,9 @@ class Lexicon:
     # site phrases that only name the site ("the website", ホームページ): with words of its own
     # the question is about them ("can I book on the website"), not about what the site holds
     site_mentions: tuple[str, ...]
+    # "how is it organized", どういう構成: beside a site mention, or after a question about the
+    # site, it asks for the site's overview, not for a page holding the word
+    site_structure: tuple[str, ...]
     immediate: tuple[str, ...]
     proximal: tuple[str, ...]
     distal: tuple[str, ...]  # "that" / それ: the exchange, not the page on screen
@@ -329,6 +332,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         page=_tuple(ref, "page", f"{lang}.reference"),
         site=_tuple(ref, "site", f"{lang}.reference"),
         site_mentions=_tuple(ref, "site_mentions", f"{lang}.reference"),
+        site_structure=_tuple(ref, "site_structure", f"{lang}.reference"),
         immediate=_tuple(ref, "immediate", f"{lang}.reference"),
         proximal=_tuple(ref, "proximal", f"{lang}.reference"),
         distal=_tuple(ref, "distal", f"{lang}.reference"),
