@@ -18,6 +18,7 @@ from kiosk.answer import (
     page_sentences,
     speakable,
 )
+from kiosk.answer.abbreviations import defined, spelled_out
 from kiosk.brain import Brain
 from kiosk.dialogue.history import Exchange
 from kiosk.dialogue.lexicon import load_lexicon
@@ -1489,3 +1490,34 @@ def test_how_do_i_is_answered_from_the_section_labelled_how(tmp_path: Path) -> N
     # a question heading is matched by meaning, not as a label
     assert labelled_by_asking("how do i apply", ["How do I apply?", "Eligibility"],
                               params) is None
+
+
+def test_an_abbreviation_the_page_defines_is_said_in_full_where_a_reply_uses_it(
+        tmp_path: Path) -> None:
+    """"Apply for a VIC" names nothing to a listener who never read "Veteran ID Card (VIC)":
+    its first use in a reply is said with its words, once; a reply that says the words, or an
+    abbreviation the page never defines, is said as written."""
+    (tmp_path / "id-cards.md").write_text(
+        "# Veteran ID cards\n\nA Veteran ID Card (VIC) proves your service at stores.\n\n"
+        "## Discounts\n\nMany shops give a discount when you show your VIC. Bring the VIC "
+        "to the counter. Ask at the front desk of the ABC store.\n", encoding="utf-8")
+    brain = _brain(tmp_path)
+    said = brain.respond((), "which shops give a discount", lang="en").reply.text
+    assert ("Many shops give a discount when you show your Veteran ID Card (VIC). Bring the "
+            "VIC to the counter.") in said, said
+    assert "ABC store" in said
+    said = brain.respond((), "what proves my service at stores", lang="en").reply.text
+    assert said.startswith("A Veteran ID Card (VIC) proves your service"), said
+
+
+def test_abbreviations_are_defined_by_the_initials_of_the_words_before_them() -> None:
+    """Only the words whose initials spell it name it ("Apply for a Veteran ID Card (VIC)":
+    "Veteran ID Card"); "of" and "and" count for nothing; brackets of other words define
+    nothing."""
+    found = defined("Apply for a Veteran ID Card (VIC) today. Dependency and Indemnity "
+                    "Compensation (DIC) is tax-free. Call the office (open daily).")
+    assert found == {"VIC": "Veteran ID Card", "DIC": "Dependency and Indemnity Compensation"}
+    assert spelled_out("Ask about DIC and DIC rates.", found) == (
+        "Ask about Dependency and Indemnity Compensation (DIC) and DIC rates.")
+    assert spelled_out("Ask about DIC.", found, heard="Dependency and Indemnity "
+                       "Compensation (DIC)") == "Ask about DIC."

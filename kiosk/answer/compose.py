@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from kiosk.answer.abbreviations import defined, spelled_out
 from kiosk.answer.choose import (
     asked_as,
     best_start,
@@ -128,7 +129,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             return Reply(lex.replies["detail_end"].format(title=title), page_id, title,
                          tuple(sorted(already)))
         picked = run_from(sents, heads, start, lang, params, announces)
-        return Reply(lex.replies["detail_more"].format(body=speak(sents, picked, lang)),
+        body = _spelled(speak(sents, picked, lang), index, page_id, lex)
+        return Reply(lex.replies["detail_more"].format(body=body),
                      page_id, title, picked)
     if summary:
         start = 0
@@ -138,6 +140,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             start = _asked_sentence(r.query, sents, heads, owner, title, index, None, lex,
                                     params, None, embedder, defining=False)
         picked, body = say_from(sents, heads, start, lex, params, gaps)
+        body = _spelled(body, index, page_id, lex, title)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
@@ -155,6 +158,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         if there.spoken:
             return there
     picked, body = say_from(sents, heads, start, lex, params, gaps)
+    body = _spelled(body, index, page_id, lex)
     if picked and (r.kind == INDEPENDENT or owner[picked[0]] == owner[0]) and not lex.find(
             clean(utterance), lex.asks_what) and _unnamed(
             sents, heads, picked[0], title, utterance, history):
@@ -168,6 +172,16 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             body = lex.replies["menu"].format(
                 body=body, titles=join_titles(offered[:params.listing_titles], lex))
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
+
+
+def _spelled(body: str, index: SiteIndex, page_id: str, lex: Lexicon, heard: str = "") -> str:
+    """The body with the abbreviations its page defines said in full at their first use,
+    unless the words said before it (`heard`: the page's title) spell them out (English: a
+    Japanese page writes its names out)."""
+    if not lex.word_boundaries:
+        return body
+    text = "\n".join(c.text for c in index.page_chunks(page_id))
+    return spelled_out(body, defined(text), heard)
 
 
 # A page title said as a name ("Heuristic evaluation", "Dot voting") is a few words long.
