@@ -864,7 +864,8 @@ def test_more_detail_goes_on_from_what_the_last_reply_said_in_words(tmp_path: Pa
            "engraved paper certificate signed by the current president.\nFamily members and "
            "friends can request one.\n",
      "what is a pmc certificate", "Family members and friends can request one.",
-     "A Presidential Memorial Certificate (PMC) is"),
+     # (the first sentence says the abbreviation in full: the second's own end marks it)
+     "signed by the current president."),
     # two steps alike in words, two things said: both stay
     ("ja", "# お気に入り\nノートをお気に入り登録するには、"
            "ノートメニューの「お気に入り」を押します。\n"
@@ -1521,3 +1522,28 @@ def test_abbreviations_are_defined_by_the_initials_of_the_words_before_them() ->
         "Ask about Dependency and Indemnity Compensation (DIC) and DIC rates.")
     assert spelled_out("Ask about DIC.", found, heard="Dependency and Indemnity "
                        "Compensation (DIC)") == "Ask about DIC."
+
+
+@pytest.mark.parametrize("lang, asked, heard, other", [
+    ("en", "when did the new cafe open", "On September 11, 2021: The new cafe opened",
+     "what does the new cafe serve"),
+    ("ja", "新しいカフェはいつオープンしたの",
+     "2021年9月11日の記事です。新しいカフェがオープンしました", "新しいカフェでは何が食べられるの"),
+])
+def test_a_dated_post_says_its_day_when_asked_when(tmp_path: Path, lang: str, asked: str,
+                                                   heard: str, other: str) -> None:
+    """"When did X happen" answered from a post that never says its day in the sentence said
+    hears the post's day; a question that asks no "when" hears the sentence alone."""
+    (tmp_path / "news").mkdir()
+    text = ("# New cafe\nThe new cafe opened in the east wing. It serves soup and bread."
+            if lang == "en" else
+            "# 新しいカフェ\n新しいカフェがオープンしました。スープとパンが食べられます。")
+    (tmp_path / "news" / "2021-09-11-cafe.md").write_text(text, encoding="utf-8")
+    (tmp_path / "hours.md").write_text(
+        "# Hours\nThe museum opens at 9 am." if lang == "en" else "# 開館時間\n9時に開館します。",
+        encoding="utf-8")
+    brain = _brain(tmp_path)
+    said = brain.respond((), asked, lang=lang).reply.text
+    assert said.startswith(heard), said
+    said = brain.respond((), other, lang=lang).reply.text
+    assert "2021" not in said, said

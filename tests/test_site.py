@@ -646,3 +646,16 @@ def test_a_front_matter_field_a_template_tag_shows_is_text_where_it_stands() -> 
     text = "\n".join(s.text for s in sections)
     assert "{:" not in text and "Hours" not in text  # a link card describes another page
     assert text.count("Researchers may visit") == 1  # shown in place, not also as a field
+
+
+def test_a_picture_alone_on_its_line_is_searched_but_not_said() -> None:
+    """A picture's alt text says what a reader sees: a search finds it, a reply leaves it
+    out ("Illustration of a passport ..." said aloud describes nothing the listener sees). A
+    picture inside a sentence keeps its words there."""
+    _, sections = parse_markdown(
+        "# Passports\n\n![Illustration of a passport with a green checkmark. ](/p.png \"x\")\n\n"
+        "We now accept passports. Look for the ![green](/g.png) mark.\n")
+    assert sections[0].text.splitlines() == [
+        "Illustration of a passport with a green checkmark.",
+        "We now accept passports. Look for the green mark."]
+    assert sections[0].unsaid == ("Illustration of a passport with a green checkmark.",)

@@ -164,6 +164,11 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             sents, heads, picked[0], title, utterance, history):
         # (a new topic, or the page's opening; "what is X" named what it asks about)
         body = lex.replies["titled"].format(title=title, body=body)
+    posted = _posted(index, page_id, lex)
+    if posted and lex.find(clean(utterance), lex.asks_when) and not (
+            shapes_of(body) & {"<date>", "<day>", "<time>"}):
+        # "when did the official site open": a post's answer is its day
+        body = lex.replies["dated"].format(date=posted, body=body)
     if picked and lex.find(clean(utterance), lex.site_mentions):
         # "which methods does this site have for testing": what the site has is its pages
         asked = terms_of(lex.strip(clean(utterance), lex.site_mentions))
@@ -172,6 +177,21 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             body = lex.replies["menu"].format(
                 body=body, titles=join_titles(offered[:params.listing_titles], lex))
     return Reply(lex.replies["answer"].format(body=body), page_id, title, picked)
+
+
+def _posted(index: SiteIndex, page_id: str, lex: Lexicon) -> str:
+    """The day the page was published, as said ("September 11, 2021", 2021年9月11日); "" for
+    a page of no date."""
+    info = index.page(page_id)
+    if info is None or not info.date:
+        return ""
+    year, month, day = (int(part) for part in info.date.split("-"))
+    if lex.lang == "ja":
+        return f"{year}年{month}月{day}日"
+    # (the lexicon keeps its phrases in lower case)
+    name = (lex.months[month - 1].capitalize() if len(lex.months) == 12 and 1 <= month <= 12
+            else str(month))
+    return f"{name} {day}, {year}"
 
 
 def _spelled(body: str, index: SiteIndex, page_id: str, lex: Lexicon, heard: str = "") -> str:

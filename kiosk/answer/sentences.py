@@ -65,7 +65,7 @@ def _chunk_sentences(lang: str, chunks: tuple[tuple[str, str, tuple[str, ...],
         line_chunk: list[int] = []
         for k in range(pos, stop):
             for line in chunks[k][0].splitlines():
-                if line not in chunks[k][2]:  # a link is where to click, not what to say
+                if line not in chunks[k][2]:  # a link is where to click, a picture is seen
                     lines.append(line)
                     line_chunk.append(k)
         head = chunks[pos][1].strip()
@@ -125,6 +125,10 @@ def terms_of(text: str) -> frozenset[str]:
 def page_holds(index: SiteIndex, page_id: str, shapes: set[str],
                words: frozenset[str] | set[str] = frozenset(),
                params: AnswerParams = DEFAULT_PARAMS) -> bool:
-    """Whether a sentence of the page has one of these shapes or words."""
+    """Whether a sentence of the page has one of these shapes or words; a dated post holds
+    its day (a reply says it: "On September 11, 2021: ...")."""
+    info = index.page(page_id)
+    if info is not None and info.date and shapes & {"<date>", "<day>"}:
+        return True
     sents = page_sentences(index, page_id, params)[0]
     return any(shapes & shapes_of(s) or words & terms_of(s) for s in sents)

@@ -28,6 +28,27 @@ def front_matter_title(block: str) -> str:
     return next((found[k] for k in _TITLE_FIELDS if found.get(k)), "")
 
 
+# Front-matter fields that date a post (a blog's, a news page's), first found first.
+_DATE_FIELDS = ("date", "published", "pubdate", "publishdate", "created")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+
+
+def front_matter_date(block: str) -> str:
+    """The day a post was published, YYYY-MM-DD, from its front matter ("" if none)."""
+    fields = {k.lower(): v for k, v in front_matter_fields(block).items()}
+    for key in _DATE_FIELDS:
+        match = _ISO_DATE.match(str(fields.get(key, "")).strip())
+        if match:
+            return "-".join(match.groups())
+    return ""
+
+
+def file_date(name: str) -> str:
+    """The day a post's file name starts with ("2021-09-11-hello.md"), "" if none."""
+    match = _ISO_DATE.match(name)
+    return "-".join(match.groups()) if match else ""
+
+
 # Front-matter fields that a static site renders as the page's own prose.
 _TEXT_FIELDS = ("description", "summary", "excerpt", "lead", "intro", "subtitle", "tagline")
 # A front-matter item with one of these is a link to another page (a card, a related link):

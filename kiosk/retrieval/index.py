@@ -33,17 +33,18 @@ from kiosk.text import is_whole_word_term, normalize, query_weights, site_nouns,
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 7  # 2: pages keep the links; 3: katakana words whole, English inflections
+FORMAT_VERSION = 8  # 2: pages keep the links; 3: katakana words whole, English inflections
 # folded; 4: chunks name their sentences that are links, and question headings have vectors
 # (older files: none unsaid, headings embedded when first asked); 5: pages keep their links'
 # words (older files: none, so no reply follows a sentence's link); 6: the site's nouns written
 # in hiragana (older files: none, so a query's hiragana is searched for nothing, as before);
-# 7: chunks name their sentences in a box and its title (older files: none boxed)
+# 7: chunks name their sentences in a box and its title (older files: none boxed); 8: pages
+# keep the day they were published (older files: none, so no reply says a post's date)
 # Files this version reads: a version 1 file has no links (the next build from the site adds
 # them) and its vectors are reused, so an upgrade does not embed the whole site again. The
 # terms of a file before version 3 are not today's: its BM25 postings are rebuilt from its
 # chunks on load.
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 OVERVIEW_STEMS = ("index", "home", "sitemap", "top", "readme", "overview")
 # A page's language written into its file name, as site generators translate a page
 # ("index._en.md": Jekyll's polyglot, "index.en.md": Hugo, "about.ja.md"): no part of its stem.
@@ -77,6 +78,7 @@ class PageInfo:
     n_chunks: int
     links: tuple[str, ...] = ()  # the site's pages this page links to
     anchors: tuple[tuple[str, str], ...] = ()  # (a link's words, its page): `Page.anchors`
+    date: str = ""  # the day a post was published (`Page.date`)
 
 
 @dataclass(frozen=True)
@@ -695,7 +697,8 @@ def build_index(
     for page in pages:
         page_chunks = chunk_page(page)
         infos.append(PageInfo(page.page_id, page.title, page.lang, page.content_hash,
-                              len(chunks), len(page_chunks), page.links, page.anchors))
+                              len(chunks), len(page_chunks), page.links, page.anchors,
+                              page.date))
         chunks.extend(page_chunks)
         passages.extend(c.passage(page.title) for c in page_chunks)
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)

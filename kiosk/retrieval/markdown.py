@@ -14,6 +14,7 @@ from kiosk.retrieval.frontmatter import (
     SENTENCE_ENDS,
     fields_shown,
     finished,
+    front_matter_date,
     front_matter_fields,
     front_matter_prose,
     front_matter_sections,
@@ -33,6 +34,9 @@ _MODULE_LINE = re.compile(r"^(?:import\s.*\bfrom\s+['\"][^'\"]+['\"]|import\s+['
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+# A line that is only a picture: its alt text says what the reader sees ("Illustration of a
+# passport with a green checkmark"), found by a search but not said to a listener
+_IMAGE_LINE = re.compile(r"^\s*(?:<p>)?\s*!\[[^\]]*\]\([^)]*\)\s*(?:</p>)?\s*$")
 
 
 # (a link's text may hold one bracketed note, "[The Paperwork Reduction Act [Digital.gov]](…)",
@@ -216,6 +220,12 @@ def _box_ends(line: str, within: str) -> bool:
     return False
 
 
+def markdown_date(source: str) -> str:
+    """The day a Markdown post was published, from its front matter (`front_matter_date`)."""
+    match = _FRONT_MATTER.match(source)
+    return front_matter_date(match.group(1)) if match else ""
+
+
 def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Section]]:
     """A Markdown page's title and sections; `lang`: the page's language (by its text if not
     given), for what a container's box says on top."""
@@ -307,7 +317,7 @@ def parse_markdown(source: str, lang: str | None = None) -> tuple[str, list[Sect
                 or raw_line.lstrip().startswith(":::")):  # markup of a box of no kind
             open_line = open_wide = False
             continue
-        link_line = _is_link_line(raw_line)
+        link_line = _is_link_line(raw_line) or bool(_IMAGE_LINE.match(raw_line))
         # a trailing backslash is a hard line break
         line = inline_markdown(raw_line.rstrip().removesuffix("\\"))
         # (a line wrapped wider than most goes on where the next one starts in lower case:

@@ -15,8 +15,8 @@ class Section:
     heading: str
     text: str  # speakable prose, one sentence or block per line
     code: str = ""  # code blocks: searchable, never spoken
-    # lines that are one link each ("Find a medical center near you."): searchable, never
-    # spoken (`_LINK_LINE`)
+    # lines that are one link each ("Find a medical center near you.") or a picture's alt
+    # text: searchable, never spoken (`_LINK_LINE`, `_IMAGE_LINE`)
     unsaid: tuple[str, ...] = ()
     # lines inside a box (`::: warning`) and what the box says on top: searched with the
     # section and its title, answered as if under that title (`Chunk.boxed`)
@@ -34,6 +34,7 @@ class Page:
     # (the words a link is said with, the page it leads to): which page a sentence that
     # sends the reader on ("see [the guide](…) for details") means
     anchors: tuple[tuple[str, str], ...] = ()
+    date: str = ""  # the day a post was published, YYYY-MM-DD ("" for a page of no date)
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Chunk:
     heading: str
     text: str
     code: str
-    unsaid: tuple[str, ...] = ()  # its sentences that are links (`Section.unsaid`)
+    unsaid: tuple[str, ...] = ()  # its lines that are links or pictures (`Section.unsaid`)
     boxed: tuple[tuple[str, str], ...] = ()  # its sentences in a box, and the box's title
 
     def passage(self, title: str) -> str:

@@ -19,8 +19,15 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from kiosk.errors import SiteError
+from kiosk.retrieval.frontmatter import file_date
 from kiosk.retrieval.html import html_to_text, parse_html
-from kiosk.retrieval.markdown import LINK_NOTE, LINK_WORDS, inline_markdown, parse_markdown
+from kiosk.retrieval.markdown import (
+    LINK_NOTE,
+    LINK_WORDS,
+    inline_markdown,
+    markdown_date,
+    parse_markdown,
+)
 from kiosk.retrieval.sections import Chunk, Page
 from kiosk.text import detect_lang, sentences
 
@@ -132,10 +139,12 @@ def load_page(path: Path, root: Path) -> Page:
         log.warning("page %s has %d characters; indexing the first %d", path, len(source),
                     MAX_PAGE_CHARS)
         source = source[:MAX_PAGE_CHARS]
+    date = file_date(path.name)
     if path.suffix.lower() in HTML_SUFFIXES:
         title, sections = parse_html(source)
     else:
         title, sections = parse_markdown(source)
+        date = markdown_date(source) or date
     title = title or path.stem.replace("-", " ").replace("_", " ")
     body = "\n".join(s.text for s in sections)
     return Page(
@@ -147,6 +156,7 @@ def load_page(path: Path, root: Path) -> Page:
         # as written: resolved once every page is known
         links=tuple(link_targets(source)),
         anchors=tuple(link_anchors(source)),
+        date=date,
     )
 
 

@@ -92,6 +92,9 @@ class Lexicon:
     clause_words: tuple[str, ...] = ()
     more_items: str = ""  # ends the first items of such a list said in part (", and more")
     asks_what: tuple[str, ...] = ()  # a question asking what something is (wants a definition)
+    # a question asking when something happened: a dated post answers with its day too
+    asks_when: tuple[str, ...] = ()
+    months: tuple[str, ...] = ()  # the months' names, January first (a post's day said)
     not_defining: tuple[str, ...] = ()  # a topic opening with these is no definition ("most X")
     refuse: tuple[str, ...] = ()  # requests never answered from any page
     danger: tuple[str, ...] = ()  # someone is in danger now: act "emergency", never a page
@@ -370,6 +373,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         clause_words=_tuple(data.get("answer", {}), "clause_words", f"{lang}.answer"),
         more_items=_text(data.get("answer", {}), "more_items", f"{lang}.answer"),
         asks_what=_tuple(data.get("answer", {}), "asks_what", f"{lang}.answer"),
+        asks_when=_tuple(data.get("answer", {}), "asks_when", f"{lang}.answer"),
+        months=_tuple(data.get("answer", {}), "months", f"{lang}.answer"),
         not_defining=_tuple(data.get("answer", {}), "not_defining", f"{lang}.answer"),
         refuse=_tuple(data.get("answer", {}), "refuse", f"{lang}.answer"),
         danger=_tuple(data.get("answer", {}), "danger", f"{lang}.answer"),
