@@ -629,6 +629,28 @@ def test_a_question_about_the_page_on_screen_is_answered_by_its_sentence(
     assert "Buy a day pass" in whole.reply.text, whole.reply.text
 
 
+@pytest.mark.parametrize("lang, question, said", [
+    ("en", "what can I see on this chart page", "The charts show how busy the server is"),
+    ("ja", "このグラフのページって何が見られるの", "チャートではサーバーの利用状況"),
+])
+def test_the_words_pointing_at_the_page_on_screen_choose_no_sentence(
+        tmp_path: Path, lang: str, question: str, said: str) -> None:
+    """"What can I see on this chart page": "page" points at the screen and asks nothing of
+    it; a sentence that mentions another page ("open it from the server's other page") is
+    not what the visitor asked about."""
+    text = ("# Charts\nThe charts show how busy the server is and who it talks to.\n\n"
+            "You can open the charts from the other page about the server.\n"
+            if lang == "en" else
+            "# チャート\nチャートではサーバーの利用状況や連合の状況が分かります。\n\n"
+            "チャートはサーバー情報の別のページから表示できます。\n")
+    (tmp_path / "charts.md").write_text(text, encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe sells soup and bread.\n",
+                                      encoding="utf-8")
+    turn = _brain(tmp_path).respond((), question, "charts.md", lang)
+    # (said from its opening on, not from the sentence that names a page)
+    assert turn.reply.spoken[:1] == (0,) and said in turn.reply.text, turn.reply.text
+
+
 def test_a_short_reply_goes_on_past_an_unsaid_list_to_what_the_section_says_next(
         tmp_path: Path) -> None:
     """A help page: one short sentence, a list it cannot say (a lead-in that sounds finished,

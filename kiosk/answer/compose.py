@@ -137,7 +137,11 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
         if r.query is not None:
             # (what the page says, though the visitor heard some of it: no penalty for what
             # was said, and the title's words are no "what is X" to define)
-            start = _asked_sentence(r.query, sents, heads, owner, title, index, None, lex,
+            # (the words that point at the page, "this chart page", このグラフのページ, are
+            # no words of the question: "page" would find "the server info page" in it)
+            words = lex.strip(clean(r.query.segments[0].text), lex.page + lex.page_nouns)
+            query = SearchQuery.of(words) if words.strip() else r.query
+            start = _asked_sentence(query, sents, heads, owner, title, index, None, lex,
                                     params, None, embedder, defining=False)
         picked, body = say_from(sents, heads, start, lex, params, gaps)
         body = _spelled(body, index, page_id, lex, title)
