@@ -108,7 +108,6 @@ def _site_name(index: SiteIndex, home: PageInfo, lang: str) -> str:
     return head if own in head.casefold() or head.casefold() in own else ""
 
 
-
 def _title_key(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
@@ -116,7 +115,7 @@ def _title_key(text: str) -> str:
 def menu(index: SiteIndex, page_id: str, chunk: int, asked: frozenset[str]) -> list[str]:
     """The site's pages a hub page offers as a menu, as their titles: lines or headings that
     are another page's title ("Methods include: Card sorting / Usability testing", a category
-    page's "## Card sorting"), in most of its chunks (None for a page that is no hub).
+    page's "## Card sorting"), in most of its chunks (none for a page that is no hub).
     Those whose titles hold the rarest of the `asked` terms that two or more of them hold
     ("other mapping methods": Affinity mapping, Site mapping, ...); else the menu of the
     section the reply is said from (chunk: its position in the index), the titles from there
