@@ -360,7 +360,7 @@ def test_links_survive_the_index_file(tmp_path: Path) -> None:
 
 def test_a_posts_day_survives_the_index_file(tmp_path: Path) -> None:
     """A post is dated by its front matter's date (a time of day after it is no part of the
-    day), else by its file name's; a page of neither has no date."""
+    day), else by its file name's; a page of neither, or of a day that is none, has no date."""
     site = tmp_path / "site"
     (site / "blog").mkdir(parents=True)
     (site / "blog" / "2021-09-11-hello.md").write_text("# Hello\nThe site opens.",
@@ -371,6 +371,8 @@ def test_a_posts_day_survives_the_index_file(tmp_path: Path) -> None:
     (site / "blog" / "2020-01-01-moved.md").write_text(
         "---\ndate: 2022-03-04\n---\n# Moved\nThe post says its own day.", encoding="utf-8")
     (site / "hours.md").write_text("# Hours\nOpen from 9 am.", encoding="utf-8")
+    (site / "blog" / "2021-13-45-typo.md").write_text(
+        "---\ndate: soon\n---\n# Typo\nNo day is a day.", encoding="utf-8")
     index = build_index(site, HashingEmbedder())
     path = tmp_path / "site.npz"
     index.save(path)
@@ -378,7 +380,7 @@ def test_a_posts_day_survives_the_index_file(tmp_path: Path) -> None:
     days = {p.page_id: p.date for p in loaded.pages}
     assert days == {"blog/2021-09-11-hello.md": "2021-09-11",
                     "blog/passports.md": "2025-08-21", "blog/2020-01-01-moved.md": "2022-03-04",
-                    "hours.md": ""}
+                    "hours.md": "", "blog/2021-13-45-typo.md": ""}
 
 
 def _ja_site(root: Path) -> Path:

@@ -3,6 +3,7 @@ renders as prose (a description, a method card's "why"); the rest steers the gen
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import yaml
@@ -33,20 +34,30 @@ _DATE_FIELDS = ("date", "published", "pubdate", "publishdate", "created")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
+def _day(text: str) -> str:
+    """YYYY-MM-DD if the text starts with a real day ("2021-13-45" is none), else ""."""
+    match = _ISO_DATE.match(text)
+    if match is None:
+        return ""
+    try:
+        return datetime.date(*(int(part) for part in match.groups())).isoformat()
+    except ValueError:
+        return ""
+
+
 def front_matter_date(block: str) -> str:
     """The day a post was published, YYYY-MM-DD, from its front matter ("" if none)."""
     fields = {k.lower(): v for k, v in front_matter_fields(block).items()}
     for key in _DATE_FIELDS:
-        match = _ISO_DATE.match(str(fields.get(key, "")).strip())
-        if match:
-            return "-".join(match.groups())
+        day = _day(str(fields.get(key, "")).strip())
+        if day:
+            return day
     return ""
 
 
 def file_date(name: str) -> str:
     """The day a post's file name starts with ("2021-09-11-hello.md"), "" if none."""
-    match = _ISO_DATE.match(name)
-    return "-".join(match.groups()) if match else ""
+    return _day(name)
 
 
 # Front-matter fields that a static site renders as the page's own prose.
