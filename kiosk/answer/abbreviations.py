@@ -18,7 +18,7 @@ def _initials(words: list[str]) -> str:
     return "".join(w[0].upper() for w in words if w.lower() not in _SMALL)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)  # (a page's whole text is the key: the pages of recent replies)
 def defined(text: str) -> dict[str, str]:
     """The abbreviations a text defines, each with its words: only the words whose initials
     spell it (the sentence's words before them are no part of the name: "Apply for a Veteran
