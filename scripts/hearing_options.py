@@ -172,13 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     tts = synthesizer(cfg, lang, deterministic=True)
     rng = np.random.default_rng(11)
     dialogues = _dialogues(lang, args.utterances)
-    texts = [t.user for d in dialogues for t in d.turns]
     if args.set:
         folder = Path(args.set)
         cfg = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths,
                                                                  site=str(folder / "site")))
         dialogues = [d for d in load_dialogues(folder / "dialogues.jsonl") if d.lang == lang]
-        texts = [t.user for d in dialogues for t in d.turns]
+    texts = [t.user for d in dialogues for t in d.turns]
     brain = _brain_for(cfg, Path(cfg.paths.site_path())) if args.top1 else None
     typed = page_top1(brain, dialogues) if brain is not None else None
     heard = heard_recordings(tts, texts, args.noise_db, rng)[2]
@@ -208,10 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         if lang == "ja":
             row["error_rate_kana"] = _error_rate(pairs, lang, reading=True)
         if brain is not None:
-            first: dict[str, str] = {}
-            for text, hyp in pairs:
-                first.setdefault(text, hyp)  # the first voice's, as the voice bench feeds
-            row["spoken_top1"], row["typed_top1"] = page_top1(brain, dialogues, first), typed
+            row["spoken_top1"], row["typed_top1"] = page_top1(brain, dialogues, pairs), typed
         rows.append(row)
         print(json.dumps(row, ensure_ascii=False) if args.json else
               f"{option:12} {row['error_rate']:.2%}"

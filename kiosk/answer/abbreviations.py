@@ -8,9 +8,11 @@ import re
 from functools import lru_cache
 
 # "Veteran ID Card (VIC)", "Maximum Annual Pension Rate (MAPR)": capitalized words, then the
-# abbreviation of their initials in brackets
-_DEFINED = re.compile(r"((?:[A-Z][\w’'-]*\s+(?:(?:of|and|for|the|to|&)\s+)*){1,7})\(([A-Z]{2,6})\)")
-_SMALL = frozenset({"of", "and", "for", "the", "to", "&"})
+# abbreviation of their initials in brackets; small words between them count for nothing
+# ("Dependency and Indemnity Compensation (DIC)")
+_SMALL = ("of", "and", "for", "the", "to", "&")
+_DEFINED = re.compile(r"((?:[A-Z][\w’'-]*\s+(?:(?:" + "|".join(map(re.escape, _SMALL))
+                      + r")\s+)*){1,7})\(([A-Z]{2,6})\)")
 _USED = re.compile(r"\b([A-Z]{2,6})(s?)\b")
 
 

@@ -18,7 +18,7 @@ from kiosk.answer.choose import (
     said_before,
     sentence_query,
 )
-from kiosk.answer.declines import join_titles, listing, menu, site_overview
+from kiosk.answer.declines import NAME_WORDS, join_titles, listing, menu, site_overview
 from kiosk.answer.defines import defines
 from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams, Reply
 from kiosk.answer.runs import announcing, orphans, run_from, say_from, speak
@@ -163,19 +163,20 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             return there
     picked, body = say_from(sents, heads, start, lex, params, gaps)
     body = _spelled(body, index, page_id, lex)
+    spoken = clean(utterance)  # as the lexicon is written
     if picked and (r.kind == INDEPENDENT or owner[picked[0]] == owner[0]) and not lex.find(
-            clean(utterance), lex.asks_what) and _unnamed(
+            spoken, lex.asks_what) and _unnamed(
             sents, heads, picked[0], title, utterance, history):
         # (a new topic, or the page's opening; "what is X" named what it asks about)
         body = lex.replies["titled"].format(title=title, body=body)
     posted = _posted(index, page_id, lex)
-    if posted and lex.find(clean(utterance), lex.asks_when) and not (
+    if posted and lex.find(spoken, lex.asks_when) and not (
             shapes_of(body) & {"<date>", "<day>", "<time>"}):
         # "when did the official site open": a post's answer is its day
         body = lex.replies["dated"].format(date=posted, body=body)
-    if picked and lex.find(clean(utterance), lex.site_mentions):
+    if picked and lex.find(spoken, lex.site_mentions):
         # "which methods does this site have for testing": what the site has is its pages
-        asked = terms_of(lex.strip(clean(utterance), lex.site_mentions))
+        asked = terms_of(lex.strip(spoken, lex.site_mentions))
         offered = menu(index, page_id, owner[picked[-1]], asked)
         if offered:
             body = lex.replies["menu"].format(
@@ -208,10 +209,6 @@ def _spelled(body: str, index: SiteIndex, page_id: str, lex: Lexicon, heard: str
     return spelled_out(body, defined(text), heard)
 
 
-# A page title said as a name ("Heuristic evaluation", "Dot voting") is a few words long.
-_NAME_WORDS = 5
-
-
 def _unnamed(sents: list[str], heads: list[str], first: int, title: str, utterance: str,
              history: History) -> bool:
     """The reply names nothing of the page's title (a card's description, "A quick way to
@@ -221,7 +218,7 @@ def _unnamed(sents: list[str], heads: list[str], first: int, title: str, utteran
     priorities": "Dot voting: ...")."""
     named = terms_of(title)
     if (not named or title.rstrip().endswith(("?", "？"))
-            or len(title.split()) > _NAME_WORDS or any(c.isdigit() for c in title)
+            or len(title.split()) > NAME_WORDS or any(c.isdigit() for c in title)
             or not content_terms(title.split()[0]) or _LABEL.match(title)
             or _LABEL.match(sents[first])
             or named & terms_of(sents[first])

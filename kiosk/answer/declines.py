@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 
 from kiosk.answer.params import AnswerParams, Reply
 from kiosk.answer.sentences import page_sentences, terms_of
 from kiosk.dialogue.lexicon import Lexicon
-from kiosk.retrieval.index import Evidence, PageInfo, SiteIndex
+from kiosk.retrieval.index import Evidence, PageInfo, SiteIndex, title_key
 
 
 def join_titles(titles: list[str], lex: Lexicon) -> str:
@@ -91,8 +90,9 @@ def site_overview(index: SiteIndex, lex: Lexicon, count: int) -> str:
                                                titles=_topic_titles(index, lex, count))
 
 
-# A site's name is a few words ("18F Methods"), not a headline.
-_NAME_WORDS = 5
+# A name is a few words ("18F Methods", a page title said as a name: "Dot voting"), not a
+# headline.
+NAME_WORDS = 5
 
 
 def _site_name(index: SiteIndex, home: PageInfo, lang: str) -> str:
@@ -103,13 +103,9 @@ def _site_name(index: SiteIndex, home: PageInfo, lang: str) -> str:
     head = chunks[0].heading.strip() if chunks else ""
     own = home.title.strip().casefold()
     size = len(head) / 2.5 if lang == "ja" else len(head.split())
-    if not head or not own or size > _NAME_WORDS:
+    if not head or not own or size > NAME_WORDS:
         return ""
     return head if own in head.casefold() or head.casefold() in own else ""
-
-
-def _title_key(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def menu(index: SiteIndex, page_id: str, chunk: int, asked: frozenset[str]) -> list[str]:
@@ -123,12 +119,12 @@ def menu(index: SiteIndex, page_id: str, chunk: int, asked: frozenset[str]) -> l
     info = index.page(page_id)
     if info is None:
         return []
-    titles = {_title_key(p.title): p.title for p in index.pages
+    titles = {title_key(p.title): p.title for p in index.pages
               if p.page_id != page_id and p.lang == info.lang and p.title.strip()}
     entries: list[tuple[int, str]] = []  # (chunk position, title)
     for pos, c in enumerate(index.page_chunks(page_id), start=info.first_chunk):
         for line in (c.heading, *c.unsaid):
-            title = titles.get(_title_key(line))
+            title = titles.get(title_key(line))
             if title is not None and title not in (t for _, t in entries):
                 entries.append((pos, title))
     listed = {pos for pos, _ in entries}

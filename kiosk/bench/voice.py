@@ -144,11 +144,15 @@ def _noisy(speech: Samples, pool: list[Samples], noise_db: float | None,
     return mix(speech.astype(np.float64), babble(pool, len(speech), level, rng))
 
 
-def page_top1(brain: Any, dialogues: list[Dialogue], heard: dict[str, str] | None = None
-              ) -> float:
+def page_top1(brain: Any, dialogues: list[Dialogue],
+              pairs: list[tuple[str, str]] | None = None) -> float:
     """The brain's page top-1 on the dialogues as typed, or with each visitor turn replaced
-    by its transcript in `heard` (text said -> text heard)."""
-    if heard is not None:
+    by its transcript in `pairs` (text said, text heard; of a text said twice, by both voices,
+    the first voice's transcript goes to the brain)."""
+    if pairs is not None:
+        heard: dict[str, str] = {}
+        for text, hyp in pairs:
+            heard.setdefault(text, hyp)
         dialogues = [dataclasses.replace(d, turns=tuple(
             dataclasses.replace(t, user=heard[t.user]) for t in d.turns)) for d in dialogues]
     top1: float = evaluate(brain, dialogues)["strategies"]["resolved"]["page_top1"]
@@ -384,12 +388,7 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
     dialogues = _dialogues(lang, utterances)
     said, pool, recordings = heard_recordings(
         tts, [t.user for d in dialogues for t in d.turns], noise_db, rng)
-    pairs: list[tuple[str, str]] = []
-    heard: dict[str, str] = {}
-    for text, samples in recordings:
-        hyp = _recognize(asr, samples)
-        pairs.append((text, hyp))
-        heard.setdefault(text, hyp)  # the first voice's transcript goes to the brain
+    pairs = [(text, _recognize(asr, samples)) for text, samples in recordings]
     detection: dict[str, Any] = {}
     if isinstance(auto, WhisperRecognizer) and len(auto.models) > 1:
         # brain.language auto: each utterance's language told on Whisper base's encoding
@@ -400,7 +399,7 @@ def run(cfg: Config, lang: str = "en", utterances: int = 35, noise_db: float | N
             costs.append(auto.detect_ms)
         detection = {"right": right, "of": len(said), "cost_ms": percentiles(costs, 0)}
     typed = page_top1(brain, dialogues)
-    spoken_top1 = page_top1(brain, dialogues, heard)
+    spoken_top1 = page_top1(brain, dialogues, pairs)
 
     questions = [t.user for d in dialogues for t in d.turns if t.act is None]
     timed_audio = [_noisy(spoken(tts, q), pool, noise_db, rng) for q in questions[:timed]]

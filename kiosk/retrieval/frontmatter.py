@@ -16,17 +16,23 @@ from kiosk.retrieval.sections import Section
 _TITLE_FIELDS = ("title", "display_title", "linktitle", "heading", "question")
 
 
-def front_matter_title(block: str) -> str:
+def _first_field(block: str, keys: tuple[str, ...]) -> str:
+    """The value of the first of these top-level fields that the front matter gives, read
+    line by line (no YAML parse: a page's block is parsed once, for its other fields)."""
     found: dict[str, str] = {}
     for line in block.splitlines():
         key, colon, value = line.partition(":")
         key = key.strip().lower()
-        if colon and key in _TITLE_FIELDS and key not in found and line[:1] not in " \t":
+        if colon and key in keys and key not in found and line[:1] not in " \t":
             value = value.strip()
             if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
                 value = value[1:-1]
             found[key] = value.strip()
-    return next((found[k] for k in _TITLE_FIELDS if found.get(k)), "")
+    return next((found[k] for k in keys if found.get(k)), "")
+
+
+def front_matter_title(block: str) -> str:
+    return _first_field(block, _TITLE_FIELDS)
 
 
 # Front-matter fields that date a post (a blog's, a news page's), first found first.
@@ -47,12 +53,8 @@ def _day(text: str) -> str:
 
 def front_matter_date(block: str) -> str:
     """The day a post was published, YYYY-MM-DD, from its front matter ("" if none)."""
-    fields = {k.lower(): v for k, v in front_matter_fields(block).items()}
-    for key in _DATE_FIELDS:
-        day = _day(str(fields.get(key, "")).strip())
-        if day:
-            return day
-    return ""
+    return next((day for key in _DATE_FIELDS if (day := _day(_first_field(block, (key,))))),
+                "")
 
 
 def file_date(name: str) -> str:

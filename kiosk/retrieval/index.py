@@ -444,17 +444,14 @@ class SiteIndex:
         """Chunks of a short section (`RETELLING_CHUNKS`) whose heading is another page's
         title (that title held by one page only, so "Overview" retells nothing), and the page
         each retells."""
-        def key(text: str) -> str:
-            return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
         titled: dict[str, list[int]] = {}
         for pos, page in enumerate(self.pages):
-            titled.setdefault(key(page.title), []).append(pos)
+            titled.setdefault(title_key(page.title), []).append(pos)
         chunks: list[int] = []
         pages: list[int] = []
         for run in _sections_of(self.chunks):
             head = self.chunks[run[0]]
-            found = titled.get(key(head.heading), []) if head.heading.strip() else []
+            found = titled.get(title_key(head.heading), []) if head.heading.strip() else []
             if (len(run) <= RETELLING_CHUNKS and len(found) == 1
                     and self.pages[found[0]].page_id != head.page_id):
                 chunks.extend(run)
@@ -597,6 +594,12 @@ class SiteIndex:
 
 
 QUESTION_MARKS = ("?", "？")
+
+
+def title_key(text: str) -> str:
+    """A title as compared with a heading or a line that may repeat it: width, case and
+    spacing aside."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def _sections_of(chunks: list[Chunk]) -> Iterator[list[int]]:
