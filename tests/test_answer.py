@@ -629,6 +629,38 @@ def test_a_question_about_the_page_on_screen_is_answered_by_its_sentence(
     assert "Buy a day pass" in whole.reply.text, whole.reply.text
 
 
+@pytest.mark.parametrize("lang, card, said, unsaid", [
+    ("en", "# Wireframing\nA simple sketch of an interface.\n## Why\nTo settle structure and "
+     "placement, and the order in which a visitor reads the elements, before anyone spends "
+     "time on colour or decoration.\n## How to do it\nStart with the page's most important "
+     "element, and draw boxes for every other element around it, from the top down.\n",
+     "To settle structure and placement", "Start with"),
+    ("ja", "# ワイヤーフレーム\n画面を簡単な線で描いたものです。\n## 目的\n"
+     "装飾や色に時間をかける前に、画面の構成と配置、"
+     "そして利用者が読んでいく順番を、チームで早いうちに決めておくためです。\n"
+     "## やり方\nページでいちばん大事な要素から始めて、"
+     "ほかの要素を箱で上から順に描いていきます。"
+     "描いた箱には名前を書き込み、あとで見返せるようにしておきます。\n",
+     "構成と配置", "箱で"),
+])
+def test_a_summary_of_the_page_goes_on_past_its_opening_section(
+        tmp_path: Path, lang: str, card: str, said: str, unsaid: str) -> None:
+    """"What does this page say" about a card whose opening is one short line: a summary is
+    of the page, not of one section, so it goes on into the next section while it has said
+    under half of what a reply may (it had said the one line). A question about the page
+    still answers from its section alone; a summary past half the length stops there."""
+    (tmp_path / "card.md").write_text(card, encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe sells soup and bread.\n",
+                                      encoding="utf-8")
+    brain = _brain(tmp_path)
+    question = "what does this page say" if lang == "en" else "このページには何が書いてあるの"
+    whole = brain.respond((), question, "card.md", lang).reply
+    assert said in whole.text and unsaid not in whole.text, whole.text
+    why = "why wireframes on this page" if lang == "en" else "このページのワイヤーフレームの目的は"
+    asked = brain.respond((), why, "card.md", lang).reply
+    assert said in asked.text and unsaid not in asked.text, asked.text
+
+
 @pytest.mark.parametrize("lang, question, said", [
     ("en", "what can I see on this chart page", "The charts show how busy the server is"),
     ("ja", "このグラフのページって何が見られるの", "チャートではサーバーの利用状況"),

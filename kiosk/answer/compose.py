@@ -143,7 +143,9 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             query = SearchQuery.of(words) if words.strip() else r.query
             start = _asked_sentence(query, sents, heads, owner, title, index, None, lex,
                                     params, None, embedder, defining=False)
-        picked, body = say_from(sents, heads, start, lex, params, gaps)
+        # (what the page says, unasked: its opening and the next section's, not one section)
+        picked, body = say_from(sents, heads, start, lex, params, gaps,
+                                across=r.query is None)
         body = _spelled(body, index, page_id, lex, title)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)

@@ -16,15 +16,18 @@ def _fits(lang: str, chosen: list[str], extra: str, limit: int) -> bool:
 
 
 def run_from(sents: list[str], heads: list[str], start: int, lang: str, params: AnswerParams,
-             stops: frozenset[int] = frozenset(), gaps: frozenset[int] = frozenset()
-             ) -> tuple[int, ...]:
+             stops: frozenset[int] = frozenset(), gaps: frozenset[int] = frozenset(),
+             across: bool = False) -> tuple[int, ...]:
     """Consecutive sentences from start under the same heading, as many as fit the spoken
     length and params.max_sentences (at least one). A sentence that says again what one
     picked said (a page's description, then its first line in other words) is passed over;
     one of `stops` after the first ends the run, and one of `gaps` (after something unsaid)
     ends it once it says half of what a reply may, or when it leans on what was unsaid ("And
     many more, ..."): a reply of one short sentence goes on past a list it could not say to
-    what the section says next ("Create longer passwords ...")."""
+    what the section says next ("Create longer passwords ..."). `across`: the run is a
+    summary of the page, not an answer from one section: it goes on into the next section
+    while it says under half of what a reply may ("Wireframing: A simple visual
+    representation of ... To prioritize substance and relationships over decoration ...")."""
     limit = params.max_reply_chars(lang)
     lex = load_lexicon(lang)
     picked: list[int] = []
@@ -39,6 +42,12 @@ def run_from(sents: list[str], heads: list[str], start: int, lang: str, params: 
             # end before it: what it points at is said, a little past the length
             picked.append(i)
             break
+        if (across and picked and not full and not half and i not in stops
+                and heads[i] != heads[i - 1] and not leans_back(sents[i], lex)):
+            if not any(_restates(sents[i], sents[j], lang) for j in picked):
+                picked.append(i)
+            start = i  # (its section's run goes on from there)
+            continue
         if picked and (full or heads[i] != heads[start] or i in stops
                        or (i in gaps and (half or leans_back(sents[i], lex)))):
             break
@@ -161,7 +170,7 @@ def announcing(sents: list[str], lex: Lexicon) -> frozenset[int]:
 
 
 def say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
-             params: AnswerParams, gaps: frozenset[int] = frozenset()
+             params: AnswerParams, gaps: frozenset[int] = frozenset(), across: bool = False
              ) -> tuple[tuple[int, ...], str]:
     """The run a reply says from its best sentence: with the sentence it leans on, and
     without a leading connective whose sentence is not said; it stops before a sentence
@@ -171,7 +180,8 @@ def say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
     # ご覧ください) ends the answer before it: it says nothing, and what comes after it is
     # another paragraph (reply F1 +0.001 / +0.001 on the real-site sets; passed over instead,
     # the run went on into the next paragraph: -0.002 / 0)
-    picked = run_from(sents, heads, start, lex.lang, params, announcing(sents, lex), gaps)
+    picked = run_from(sents, heads, start, lex.lang, params, announcing(sents, lex), gaps,
+                      across)
     said = list(sents)
     said[start] = _without_connective(sents[start], lex)
     return picked, speak(said, picked, lex.lang)
