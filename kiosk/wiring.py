@@ -241,11 +241,16 @@ def voice_activity(cfg: Config) -> Any:
 def synthesizer(cfg: Config, lang: str, *, deterministic: bool = False) -> Any:
     """The reply voice for a language: piper for English, Open JTalk for Japanese.
     `deterministic`: piper without its sampling noise (benchmarks that must repeat)."""
-    if lang == "ja":
-        from kiosk.tts.openjtalk import OpenJTalkSynthesizer
-
-        return OpenJTalkSynthesizer(volume=cfg.tts.volume)
     from kiosk.models import load_manifest
+
+    if lang == "ja":
+        from kiosk.models import model_path
+        from kiosk.tts.openjtalk import OpenJTalkSynthesizer
+        from kiosk.tts.readings import LatinReadings
+
+        readings = LatinReadings(model_path(load_manifest()["e2k-c2k"], cfg.paths.models_path()),
+                                 load_lexicon("ja").spelled_words)
+        return OpenJTalkSynthesizer(volume=cfg.tts.volume, readings=readings)
     from kiosk.tts.piper import PiperSynthesizer
 
     return PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"],

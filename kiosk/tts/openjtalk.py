@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -19,16 +19,21 @@ log = logging.getLogger(__name__)
 class OpenJTalkSynthesizer:
     lang = "ja"
 
-    def __init__(self, volume: float = 1.0) -> None:
+    def __init__(self, volume: float = 1.0,
+                 readings: Callable[[str], str] | None = None) -> None:
+        """`readings`: the text as it is to be said (`kiosk.tts.readings.LatinReadings`:
+        Latin words as words); None: as written."""
         import pyopenjtalk
 
         small_sudachi()
         self._tts = pyopenjtalk.tts
         self._volume = volume
+        self._readings = readings
 
     def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
         for sentence, trail_ms in pieces_to_say(text, lead, "ja", phrase_starts):
-            wave, rate_hz = self._tts(sentence)
+            said = self._readings(sentence) if self._readings is not None else sentence
+            wave, rate_hz = self._tts(said)
             samples = to_int16(np.asarray(wave, dtype=np.float64) * self._volume)
             audio = resample(samples, int(rate_hz))
             yield Speech(sentence, trimmed(audio, trail_ms=trail_ms) if lead else audio)

@@ -117,6 +117,8 @@ class Lexicon:
     question_marks: tuple[str, ...] = ()  # how the recognizer marks a question said as one
     phrase_openers: tuple[str, ...] = ()  # words a reply's lead phrase may stop before
     question_frames: tuple[str, ...] = ()  # how visitors ask, read with the site's text (ASR)
+    # Latin words in lower case the language says letter by letter (Japanese: url, json)
+    spelled_words: tuple[str, ...] = ()
     # said at once when the answer is held (`tts.answer_hold_ms`), one after another
     acknowledgements: tuple[str, ...] = ()
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -395,6 +397,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         question_marks=_tuple(data.get("turn", {}), "question_marks", f"{lang}.turn"),
         phrase_openers=_tuple(data.get("speech", {}), "phrase_openers", f"{lang}.speech"),
         question_frames=_tuple(data.get("speech", {}), "question_frames", f"{lang}.speech"),
+        spelled_words=_tuple(data.get("speech", {}), "spelled_words", f"{lang}.speech"),
         acknowledgements=_tuple(data.get("speech", {}), "acknowledgements", f"{lang}.speech"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
