@@ -1,11 +1,19 @@
-"""How Latin words in Japanese pages are said: by Open JTalk alone, and with the readings
+"""How the voices say what pages write for the eye.
+
+Japanese (default): Latin words, by Open JTalk alone and with the readings
 (`kiosk.tts.readings`). Over every Japanese sentence of the given site folders (default: the
 demo site, and misskey-ja of ../shared/bench when it is there) it counts the Latin words,
 those Open JTalk alone spells letter by letter though they are no acronym, and the morae of
 the sentences holding them said both ways; the time of a first reading. `--pairs FILE` writes
 each changed word with its reading, for a listener to judge.
 
-    .venv/bin/python scripts/bench_readings.py [SITE ...] [--json] [--pairs FILE]
+English (`--lang en`): numbers, times, money, telephone numbers and ranges
+(`kiosk.tts.spoken_en`) over every English sentence (default: the demo site, and vagov-en,
+logingov-en and methods18f-en when they are there): the sentences said otherwise, by kind,
+and piper's phonemes for them as written and as said. `--pairs FILE`: each such sentence,
+as written and as said.
+
+    .venv/bin/python scripts/bench_readings.py [SITE ...] [--lang en] [--json] [--pairs FILE]
 """
 
 from __future__ import annotations
@@ -27,32 +35,73 @@ from kiosk.retrieval.site import chunk_page, load_site  # noqa: E402
 from kiosk.tts.readings import LATIN_WORD, LatinReadings  # noqa: E402
 
 
-def japanese_sentences(site: Path) -> list[str]:
+def sentences_of(site: Path, lang: str) -> list[str]:
     pages, _ = load_site(site)
     out: list[str] = []
+    ends = r"(?<=[。！？])|\n" if lang == "ja" else r"(?<=[.!?])\s+|\n"
     for page in pages:
-        if page.lang != "ja":
+        if page.lang != lang:
             continue
         for chunk in chunk_page(page):
-            out += [s for s in re.split(r"(?<=[。！？])|\n", chunk.text) if s.strip()]
+            out += [s.strip() for s in re.split(ends, chunk.text) if s.strip()]
     return out
+
+
+def english(sites: list[Path], pairs: Path | None) -> dict[str, object]:
+    from kiosk.tts.piper import PiperSynthesizer
+    from kiosk.tts.spoken_en import kinds_of, said_in_english
+
+    say_as = load_lexicon("en").say_as
+    voice = PiperSynthesizer.from_manifest(load_manifest()["piper-joe-en"], default_models_dir())
+    sentences = [s for site in sites for s in sentences_of(site, "en")]
+    started = time.perf_counter()
+    said = [said_in_english(s, say_as) for s in sentences]
+    per_sentence_ms = (time.perf_counter() - started) * 1000 / max(len(sentences), 1)
+    changed = [(s, t) for s, t in zip(sentences, said, strict=True) if s != t]
+    kinds = Counter(kind for s, _ in changed for kind in kinds_of(s, say_as))
+    before = [voice.phonemes_of(s, as_written=True) for s, _ in changed]
+    now = [voice.phonemes_of(s) for s, _ in changed]
+    if pairs:
+        pairs.write_text("".join(f"{s}\t{t}\n" for s, t in changed), encoding="utf-8")
+    return {
+        "english_sentences": len(sentences),
+        "sentences_said_otherwise": len(changed),
+        "by_kind": dict(kinds.most_common()),
+        # "dash", "zero zero" (8:00), "dollar" before its amount, as piper says them
+        "dash_said_before": sum(p.count("dˈæʃ") for p in before),
+        "dash_said_now": sum(p.count("dˈæʃ") for p in now),
+        "zero_zero_before": sum(p.count("zˈiəɹoʊ zˈiəɹoʊ") for p in before),
+        "zero_zero_now": sum(p.count("zˈiəɹoʊ zˈiəɹoʊ") for p in now),
+        "phonemes_before": sum(len(p) for p in before),
+        "phonemes_now": sum(len(p) for p in now),
+        "ms_per_sentence": round(per_sentence_ms, 3),
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sites", nargs="*", type=Path)
+    parser.add_argument("--lang", choices=("ja", "en"), default="ja")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--pairs", type=Path, help="write the changed words and readings here")
     args = parser.parse_args()
+    bench = ROOT.parent / "shared/bench"
+    named = (["misskey-ja"] if args.lang == "ja"
+             else ["vagov-en", "logingov-en", "methods18f-en"])
     sites = args.sites or [p for p in (ROOT / "kiosk/demo/site",
-                                       ROOT.parent / "shared/bench/misskey-ja/site") if p.is_dir()]
+                                       *(bench / n / "site" for n in named)) if p.is_dir()]
+    if args.lang == "en":
+        found = {"sites": [str(s) for s in sites], **english(sites, args.pairs)}
+        print(json.dumps(found, ensure_ascii=False, indent=1) if args.json
+              else "\n".join(f"{k}: {v}" for k, v in found.items()))
+        return 0
     import pyopenjtalk
 
     readings = LatinReadings(model_path(load_manifest()["e2k-c2k"], default_models_dir()),
                              load_lexicon("ja").spelled_words)
     pyopenjtalk.g2p("準備")  # (the dictionary's loading is no reading's time)
     result: dict[str, object] = {"sites": [str(s) for s in sites]}
-    sentences = [s for site in sites for s in japanese_sentences(site)]
+    sentences = [s for site in sites for s in sentences_of(site, "ja")]
     holding = [s for s in sentences if LATIN_WORD.search(s)]
     words = Counter(w for s in holding for w in LATIN_WORD.findall(s))
     started = time.perf_counter()

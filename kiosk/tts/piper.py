@@ -15,6 +15,7 @@ from kiosk.errors import ModelError
 from kiosk.models import ModelEntry, model_path, use_shared_arena
 from kiosk.text import split_long, word_boundaries_before
 from kiosk.tts import Speech, in_parts, pieces_to_say, trimmed
+from kiosk.tts.spoken_en import said_in_english
 
 # piper's working memory grows with what it says at once, in phonemes (a 200-character
 # sentence: 313 MB for the voice, 80 characters: 182 MB), and its arena keeps the largest.
@@ -62,6 +63,7 @@ class PiperSynthesizer:
             session=ort.InferenceSession(str(model), options,
                                          providers=["CPUExecutionProvider"]))
         self._config = SynthesisConfig(length_scale=length_scale, volume=volume)
+        self._say_as = load_lexicon("en").say_as
         if deterministic:
             self._config.noise_scale = self._config.noise_w_scale = 0.0
         for _ in self.synthesize(WARM_UP_TEXT):
@@ -89,7 +91,13 @@ class PiperSynthesizer:
 
     def phonemes(self, text: str) -> int:
         """How many phonemes piper makes of the text (what its working memory grows with)."""
-        return sum(len(p) for p in self._voice.phonemize(text))
+        return len(self.phonemes_of(text).replace(" | ", ""))
+
+    def phonemes_of(self, text: str, *, as_written: bool = False) -> str:
+        """The phonemes (IPA) piper says for the text, as the voice says it
+        (`said_in_english`; `as_written`: piper's own reading); sentences apart by " | "."""
+        said = text if as_written else said_in_english(text, self._say_as)
+        return " | ".join("".join(p) for p in self._voice.phonemize(said))
 
     def _within_phonemes(self, piece: str, trail_ms: int | None,
                          boundaries: Callable[[str], list[int]]
@@ -107,7 +115,8 @@ class PiperSynthesizer:
         return out
 
     def _said(self, sentence: str, trail_ms: int | None, lead: bool) -> Iterator[Speech]:
-        for chunk in self._voice.synthesize(sentence, syn_config=self._config):
+        said = said_in_english(sentence, self._say_as)  # (the piece keeps the page's text)
+        for chunk in self._voice.synthesize(said, syn_config=self._config):
             samples = np.frombuffer(chunk.audio_int16_bytes, dtype=np.int16)
             audio = resample(samples, chunk.sample_rate)
             yield Speech(sentence, trimmed(audio, trail_ms=trail_ms) if lead else audio)

@@ -119,6 +119,8 @@ class Lexicon:
     question_frames: tuple[str, ...] = ()  # how visitors ask, read with the site's text (ASR)
     # Latin words in lower case the language says letter by letter (Japanese: url, json)
     spelled_words: tuple[str, ...] = ()
+    # what the voice says for a written form ("24/7": twenty-four seven; "(ET)")
+    say_as: dict[str, str] = field(default_factory=dict)
     # said at once when the answer is held (`tts.answer_hold_ms`), one after another
     acknowledgements: tuple[str, ...] = ()
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -402,6 +404,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
+        say_as={str(k): str(v) for k, v in data.get("speech", {}).get("say_as", {}).items()},
         container_titles={str(k).lower(): str(v)
                           for k, v in data.get("site", {}).get("container_titles", {}).items()},
         seed={k: _tuple(data.get("seed", {}), k, f"{lang}.seed")
