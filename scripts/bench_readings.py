@@ -1,7 +1,8 @@
 """How the voices say what pages write for the eye.
 
 Japanese (default): Latin words, by Open JTalk alone and with the readings
-(`kiosk.tts.readings`). Over every Japanese sentence of the given site folders (default: the
+(`kiosk.tts.readings`), and the sentences whose times, dates or ranges are said otherwise
+(`kiosk.tts.spoken_ja`). Over every Japanese sentence of the given site folders (default: the
 demo site, and misskey-ja of ../shared/bench when it is there) it counts the Latin words,
 those Open JTalk alone spells letter by letter though they are no acronym, and the morae of
 the sentences holding them said both ways; the time of a first reading. `--pairs FILE` writes
@@ -33,6 +34,7 @@ from kiosk.dialogue.lexicon import load_lexicon  # noqa: E402
 from kiosk.models import default_models_dir, load_manifest, model_path  # noqa: E402
 from kiosk.retrieval.site import chunk_page, load_site  # noqa: E402
 from kiosk.tts.readings import LATIN_WORD, LatinReadings  # noqa: E402
+from kiosk.tts.spoken_ja import numbers_said  # noqa: E402
 
 
 def sentences_of(site: Path, lang: str) -> list[str]:
@@ -120,6 +122,8 @@ def main() -> int:
         "kana_of_those_sentences_before": before,
         "kana_of_those_sentences_after": after,
         "first_reading_ms_per_word": round(per_word_ms, 2),
+        # times, dates, ranges (kiosk.tts.spoken_ja)
+        "sentences_with_numbers_said_otherwise": sum(numbers_said(s) != s for s in sentences),
     })
     if args.pairs:
         args.pairs.write_text("".join(f"{w}\t{r}\t{words[w]}\n" for w, r in sorted(

@@ -12,6 +12,7 @@ import numpy as np
 from kiosk.audio.format import resample, to_int16
 from kiosk.text import japanese_words
 from kiosk.tts import Speech, pieces_to_say, trimmed
+from kiosk.tts.spoken_ja import numbers_said
 
 log = logging.getLogger(__name__)
 
@@ -21,8 +22,8 @@ class OpenJTalkSynthesizer:
 
     def __init__(self, volume: float = 1.0,
                  readings: Callable[[str], str] | None = None) -> None:
-        """`readings`: the text as it is to be said (`kiosk.tts.readings.LatinReadings`:
-        Latin words as words); None: as written."""
+        """`readings`: Latin words as they are to be said (`kiosk.tts.readings.LatinReadings`);
+        None: as written. Times, dates and ranges are said as read aloud (`numbers_said`)."""
         import pyopenjtalk
 
         small_sudachi()
@@ -32,7 +33,8 @@ class OpenJTalkSynthesizer:
 
     def synthesize(self, text: str, *, lead: bool = False) -> Iterator[Speech]:
         for sentence, trail_ms in pieces_to_say(text, lead, "ja", phrase_starts):
-            said = self._readings(sentence) if self._readings is not None else sentence
+            said = numbers_said(self._readings(sentence) if self._readings is not None
+                                else sentence)
             wave, rate_hz = self._tts(said)
             samples = to_int16(np.asarray(wave, dtype=np.float64) * self._volume)
             audio = resample(samples, int(rate_hz))
