@@ -12,7 +12,7 @@ from typing import Any
 from kiosk.brain import Brain
 from kiosk.config import Config
 from kiosk.dialogue.lexicon import load_lexicon
-from kiosk.errors import KioskError
+from kiosk.errors import KioskError, ModelError
 
 log = logging.getLogger(__name__)
 
@@ -248,8 +248,15 @@ def synthesizer(cfg: Config, lang: str, *, deterministic: bool = False) -> Any:
         from kiosk.tts.openjtalk import OpenJTalkSynthesizer
         from kiosk.tts.readings import LatinReadings
 
-        readings = LatinReadings(model_path(load_manifest()["e2k-c2k"], cfg.paths.models_path()),
-                                 load_lexicon("ja").spelled_words)
+        try:
+            readings = LatinReadings(
+                model_path(load_manifest()["e2k-c2k"], cfg.paths.models_path()),
+                load_lexicon("ja").spelled_words)
+        except ModelError as exc:
+            # (the voice speaks all the same: Latin words letter by letter, as before)
+            log.warning("%s; until then Japanese speech spells Latin words letter by letter",
+                        exc.describe())
+            readings = None
         return OpenJTalkSynthesizer(volume=cfg.tts.volume, readings=readings)
     from kiosk.tts.piper import PiperSynthesizer
 

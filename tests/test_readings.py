@@ -91,3 +91,22 @@ def test_the_voice_says_the_reading_and_the_piece_keeps_the_sites_spelling(
     assert word.text == text  # the caption and the log keep "Misskey"
     # ミスキー is four morae against thirteen letter names
     assert len(word.samples) < len(spelled.samples) - RATE_HZ // 2
+
+
+def test_a_missing_reading_model_leaves_the_voice_speaking_and_says_the_fix(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The readings are the one model the Japanese voice can do without: with its file
+    missing the voice still speaks (Latin words letter by letter) and the log names the
+    command that installs it."""
+    import dataclasses
+
+    from kiosk.config import load_config
+    from kiosk.wiring import synthesizer
+
+    cfg = load_config(None)
+    cfg = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, models_dir=str(tmp_path)))
+    with caplog.at_level("WARNING"):
+        voice = synthesizer(cfg, "ja")
+    assert "models install e2k-c2k" in caplog.text
+    [piece] = voice.synthesize("Misskeyです。")
+    assert piece.text == "Misskeyです。" and len(piece.samples) > 0
