@@ -26,6 +26,7 @@ SAY_AS = load_lexicon("en").say_as
     ("It costs $9,078 a year or $12.50 a month.",
      "It costs 9,078 dollars a year or 12 dollars and 50 cents a month."),
     ("Only $1.", "Only 1 dollar."),
+    ("Up to $5,000, or $2.", "Up to 5,000 dollars, or 2 dollars."),
     ("We pay a $300 burial allowance.", "We pay a 300 dollar burial allowance."),
     # a clock time as a time, a 24-hour one with p.m.
     ("Open 8:00 a.m. to 8:00 p.m. (ET).", "Open 8 a.m. to 8 p.m. Eastern Time."),
@@ -37,6 +38,7 @@ SAY_AS = load_lexicon("en").say_as
     # what is no range, number or time stays as written
     ("VA Form 21-4138 and form 10-10EZ, ages 6-12, version 1.5.", None),
     ("Steps 3 and 4 of 1:2 scale.", None),
+    ("A $5M grant, opened 2021-12-01, SSN 123-45-6789.", None),
 ])
 def test_numbers_are_said_as_a_person_reads_them(written: str, said: str | None) -> None:
     assert said_in_english(written, SAY_AS) == (written if said is None else said)

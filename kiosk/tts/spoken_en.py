@@ -26,8 +26,8 @@ _UNIT_WORDS = (r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|
 # 1-877-222-VETS) joined by hyphens, dots or spaces, or an area code in brackets.
 _PHONE = re.compile(
     r"(?<![\w$.-])(?:(?P<country>1)[-. ])?(?:\((?P<area>\d{3})\)\s?|(?P<area2>\d{3})[-.])"
-    r"(?P<rest>[0-9A-Z]{3}[-. ][0-9A-Z]{4}(?:\s?[A-Z]{1,4})?)(?![\w-])")
-_MONEY = re.compile(r"\$(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<cents>\d{2}))?(?![\d,])")
+    r"(?P<rest>[0-9A-Z]{3}[-. ][0-9A-Z]{4})(?![\w-])")
+_MONEY = re.compile(r"\$(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<cents>\d{2}))?(?![\w,.]\d|\w)")
 _CLOCK = re.compile(r"\b(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)\b"
                     r"(?:\s?(?P<ampm>[ap])\.?\s?m\b\.?)?", re.I)
 _RANGE = re.compile(r"(?<![\d.,-])(\d[\d,.]*)\s?[–—]\s?(?=\$?\d)")
