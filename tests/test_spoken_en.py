@@ -32,6 +32,7 @@ SAY_AS = load_lexicon("en").say_as
     ("Open 8:00 a.m. to 8:00 p.m. (ET).", "Open 8 a.m. to 8 p.m. Eastern Time."),
     ("Open 9:00–17:00.", "Open 9 o'clock to 5 p.m."),
     ("At 10:05 am and 15:30.", "At 10 oh 5 a.m. and 3 30 p.m."),
+    ("At 18F, the 18F team wrote the 18F Methods.", None),  # an agency, not a floor
     # what the language says otherwise ([speech] say_as), as whole words only
     ("We answer 24/7, red vs. blue.", "We answer twenty-four seven, red versus blue."),
     ("An ETA of 2 days.", "An ETA of 2 days."),

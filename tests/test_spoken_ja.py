@@ -19,9 +19,11 @@ from kiosk.tts.spoken_ja import numbers_said
     ("12/29〜1/3は休館", "12月29日から1月3日は休館"),
     ("12/29(月)は休館", "12月29日(月)は休館"),
     ("3×3のマス", "3かける3のマス"),
+    ("受付は10:30〜、料金は3,000円〜です。", "受付は10時30分から、料金は3,000円からです。"),
+    ("カフェは2F、駐車場はB1Fです。", "カフェは2階、駐車場は地下1階です。"),
     # what is no time, date or range stays as written
     ("v2023.11.1で追加", None), ("比率は16:9です", None), ("1/3の人が", None),
-    ("〜新機能の紹介〜", None),
+    ("〜新機能の紹介〜", None), ("A4F規格とIPv4F", None),
 ])
 def test_times_dates_and_ranges_are_said_as_read_aloud(written: str, said: str | None) -> None:
     assert numbers_said(written) == (written if said is None else said)

@@ -7,6 +7,7 @@ zero", "8:00 a.m." "eight zero zero a m". Here a telephone number is said in its
 by digit (an 800 and a 1000 as such: "one, eight hundred, eight two seven, one thousand"), an
 amount of money in dollars and cents, a clock time as a time ("eight a.m.", "three p.m.",
 "eleven o'clock"), a range of numbers with "to", and the short units after a number in full.
+(Not a floor written 2F: "at 18F" on a real site is an agency.)
 Words the language says otherwise than it writes (`[speech] say_as`: "24/7", "(ET)") are
 replaced. Only the speech changes; the reply's text stays as the page wrote it. Pure.
 """

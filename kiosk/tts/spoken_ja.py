@@ -5,7 +5,8 @@ Open JTalk reads what a page writes for the eye symbol by symbol: "10:00〜17:00
 ジュー：ゼロゼロ〜ジューナナ：ゼロゼロ, "5〜10分" ゴ, a pause, ジュップン ("five, ten
 minutes"; the wave dash is only a pause), "2023/11/05" ニセンニジューサン／ジューイチ／ゼロゴー.
 Here a clock time is said as 10時 / 9時30分, a date as 2023年11月5日 (a month and day beside a
-weekday or in a range: 12月29日), a range of numbers with から, and 3×3 as 3かける3. Only the
+weekday or in a range: 12月29日), a range of numbers with から (and "10:30〜" as 10時30分から),
+a floor as 2階 / 地下1階 (2F, B1F), and 3×3 as 3かける3. Only the
 speech changes; the reply's text stays as the page wrote it. Pure.
 """
 
@@ -23,6 +24,10 @@ _DAY_WEEKDAY = re.compile(rf"(?<![\d/]){_DAY}(?=\s?[（(][月火水木金土日]
 _DAY_RANGE = re.compile(rf"(?<![\d/]){_DAY}\s?([{_WAVE}])\s?{_DAY}(?![\d/])")
 _RANGE = re.compile(rf"(?<=[\d時分日月年円])\s?[{_WAVE}]\s?(?=\d)")
 _TIMES = re.compile(r"(?<=\d)\s?[×xX]\s?(?=\d)")
+# a floor as a venue writes it: 2F, B1F (地下1階)
+_FLOOR = re.compile(r"(?<![A-Za-z\d])(B?)(\d{1,2})F(?![A-Za-z\d])")
+# "10:30〜", "3,000円〜": from then on, from that much
+_FROM = re.compile(r"(?<=[\d時分日月年円])\s?[〜～](?!\s?\d)")
 
 
 def _clock(match: re.Match[str]) -> str:
@@ -42,4 +47,6 @@ def numbers_said(text: str) -> str:
     text = _DAY_WEEKDAY.sub(lambda m: _month_day(m.group(1), m.group(2)), text)
     text = _CLOCK.sub(_clock, text)
     text = _RANGE.sub("から", text)
+    text = _FROM.sub("から", text)
+    text = _FLOOR.sub(lambda m: ("地下" if m.group(1) else "") + f"{m.group(2)}階", text)
     return _TIMES.sub("かける", text)
