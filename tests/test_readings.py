@@ -48,6 +48,10 @@ def test_a_latin_word_is_read_as_a_word_unless_open_jtalk_knows_it_or_it_is_lett
     assert _read(word) == said
 
 
+def test_full_width_letters_are_read_as_the_word_they_spell() -> None:
+    assert said_in_japanese("Ｍｉｓｓｋｅｙを使う", _read) == "ミスキーを使う"
+
+
 def test_only_the_latin_words_of_a_sentence_change() -> None:
     text = "MisskeyはCloudflareとYouTubeに対応、v2023.11.0からmisskey.ioでもAPIが使えます。"
     assert said_in_japanese(text, _read) == (

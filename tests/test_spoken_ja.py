@@ -21,6 +21,7 @@ from kiosk.tts.spoken_ja import numbers_said
     ("3×3のマス", "3かける3のマス"),
     ("受付は10:30〜、料金は3,000円〜です。", "受付は10時30分から、料金は3,000円からです。"),
     ("カフェは2F、駐車場はB1Fです。", "カフェは2階、駐車場は地下1階です。"),
+    ("開館は１０：００〜１７：００", "開館は10時から17時"),  # full-width, as pages write
     # what is no time, date or range stays as written
     ("v2023.11.1で追加", None), ("比率は16:9です", None), ("1/3の人が", None),
     ("〜新機能の紹介〜", None), ("A4F規格とIPv4F", None),

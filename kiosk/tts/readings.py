@@ -82,6 +82,11 @@ def _known(part: str, analyse: Callable[[str], Analysis]) -> str | None:
     return None
 
 
+# Full-width letters and digits (ＷｉＦｉ, １０：００), which Japanese pages often write: read as
+# their half-width selves.
+HALF_WIDTH = {c: c - 0xFEE0 for c in range(0xFF10, 0xFF5B) if chr(c - 0xFEE0).isalnum()}
+
+
 def said_in_japanese(text: str, read: Callable[[str], str | None]) -> str:
     """The text as the voice is to say it: each Latin word replaced by its reading (`read`;
     None keeps the word)."""
@@ -89,7 +94,7 @@ def said_in_japanese(text: str, read: Callable[[str], str | None]) -> str:
         said = read(match.group(0))
         return match.group(0) if said is None else said
 
-    return LATIN_WORD.sub(replace, text)
+    return LATIN_WORD.sub(replace, text.translate(HALF_WIDTH))
 
 
 def open_jtalk_analysis(word: str) -> Analysis:

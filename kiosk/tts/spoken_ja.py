@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from kiosk.tts.readings import HALF_WIDTH
+
 _WAVE = "〜～~"
 _CLOCK = re.compile(r"(?<![\d:：])([01]?\d|2[0-3])[:：]([0-5]\d)(?![\d:：])")
 _FULL_DATE = re.compile(r"(?<![A-Za-z\d/.-])((?:19|20)\d\d)([/.-])(1[0-2]|0?[1-9])\2"
@@ -41,6 +43,7 @@ def _month_day(month: str, day: str) -> str:
 
 def numbers_said(text: str) -> str:
     """The text as the Japanese voice is to say it."""
+    text = text.translate(HALF_WIDTH)  # (１０：００ as 10:00)
     text = _FULL_DATE.sub(lambda m: f"{m.group(1)}年{_month_day(m.group(3), m.group(4))}", text)
     text = _DAY_RANGE.sub(lambda m: f"{_month_day(m.group(1), m.group(2))}から"
                           f"{_month_day(m.group(4), m.group(5))}", text)
