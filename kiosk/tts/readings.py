@@ -15,14 +15,11 @@ changes: the reply's text, and what the screen shows, keep the site's spelling.
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-
-log = logging.getLogger(__name__)
 
 # A word of Latin letters ("May'n" is one word; digits and dots part words: v2023, misskey.io).
 LATIN_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
