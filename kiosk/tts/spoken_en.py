@@ -85,7 +85,6 @@ def said_in_english(text: str, say_as: Mapping[str, str] = {}) -> str:
     return re.sub(r"(?<=\.m\.)\.", "", text)  # "5 p.m." at a sentence's end: one stop
 
 
-
 def kinds_of(text: str, say_as: Mapping[str, str] = {}) -> list[str]:
     """What `said_in_english` says otherwise in the text, by kind (for the bench)."""
     found = {"phone": _PHONE, "money": _MONEY, "range": _RANGE, "clock": _CLOCK, "unit": _UNIT}
