@@ -22,6 +22,14 @@ SAY_AS = load_lexicon("en").say_as
     ("Call 1-800-827-1000.", "Call 1, 800, 8 2 7, 1000."),
     ("Call (844) 875-6446 now.", "Call 8 4 4, 8 7 5, 6 4 4 6 now."),
     ("Dial 1-877-222-VETS.", "Dial 1, 8 7 7, 2 2 2, VETS."),
+    # ... spelled partly in words: the words as words, a group of both as one
+    ("Call 1-877-4AID-VET or 1-855-VA-WOMEN.",
+     "Call 1, 8 7 7, 4 AID, VET or 1, 8 5 5, V A, WOMEN."),
+    # a service number called, dialled or texted: as it is dialled
+    ("Call 911. TTY: 711.", "Call 9 1 1. TTY: 7 1 1."),
+    ("Our TTY number for people with hearing impairments is 711.",
+     "Our TTY number for people with hearing impairments is 7 1 1."),
+    ("We called 311 people in 911 cases. Call 9112.", None),
     # money in dollars and cents, after the amount
     ("It costs $9,078 a year or $12.50 a month.",
      "It costs 9,078 dollars a year or 12 dollars and 50 cents a month."),

@@ -2,11 +2,13 @@
 
 piper's phonemizer (espeak-ng) reads what a page writes for the eye word by word: "30–60
 mins" is "thirty sixty mins", "1-2 mins" "one dash two", "1-800-827-1000" "one dash eight
-hundred dash eight hundred twenty seven dash one thousand", "$12.50" "dollar twelve point five
-zero", "8:00 a.m." "eight zero zero a m". Here a telephone number is said in its groups, digit
-by digit (an 800 and a 1000 as such: "one, eight hundred, eight two seven, one thousand"), an
-amount of money in dollars and cents, a clock time as a time ("eight a.m.", "three p.m.",
-"eleven o'clock"), a range of numbers with "to", and the short units after a number in full.
+hundred dash eight hundred twenty seven dash one thousand", "call 911" "call nine hundred
+eleven", "$12.50" "dollar twelve point five zero", "8:00 a.m." "eight zero zero a m". Here a
+telephone number is said in its groups, digit by digit (an 800 and a 1000 as such: "one,
+eight hundred, eight two seven, one thousand"; its words as words: 1-877-4AID-VET), a service
+number called as dialled ("nine one one"), an amount of money in dollars and cents, a clock
+time as a time ("eight a.m.", "three p.m.", "eleven o'clock"), a range of numbers with "to",
+and the short units after a number in full.
 (Not a floor written 2F: "at 18F" on a real site is an agency.)
 Words the language says otherwise than it writes (`[speech] say_as`: "24/7", "(ET)") are
 replaced. Only the speech changes; the reply's text stays as the page wrote it. Pure.
@@ -28,6 +30,15 @@ _UNIT_WORDS = (r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?|
 _PHONE = re.compile(
     r"(?<![\w$.-])(?:(?P<country>1)[-. ])?(?:\((?P<area>\d{3})\)\s?|(?P<area2>\d{3})[-.])"
     r"(?P<rest>[0-9A-Z]{3}[-. ][0-9A-Z]{4})(?![\w-])")
+# ... or spelled partly in words (1-877-4AID-VET, 1-855-VA-WOMEN): after the area code, groups
+# of digits and capitals holding seven in all, one letter at least.
+_VANITY = re.compile(
+    r"(?<![\w$.-])(?:(?P<country>1)[-. ])?(?P<area>\d{3})[-.]"
+    r"(?P<rest>(?:[0-9A-Z]+-){1,3}[0-9A-Z]+)(?![\w-])")
+# A three-digit service number dialled (911, TTY: 711, 988): said digit by digit, as the
+# number is dialled, when it is called, dialled or texted; "nine hundred eleven" else.
+_SERVICE = re.compile(r"\b(?P<cue>(?:call|dial|text|tty)\b[^\d.!?]{0,60}?)"
+                      r"(?<![\d$,.])(?P<code>[2-9]11|988)(?![\d%]|[,.]\d)", re.I)
 _MONEY = re.compile(r"\$(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<cents>\d{2}))?(?![\w,.]\d|\w)")
 _CLOCK = re.compile(r"\b(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)\b"
                     r"(?:\s?(?P<ampm>[ap])\.?\s?m\b\.?)?", re.I)
@@ -48,6 +59,23 @@ def _phone(match: re.Match[str]) -> str:
     groups = [match.group("country"), match.group("area") or match.group("area2"),
               *re.split(r"[-. ]+", match.group("rest"))]
     return ", ".join(_digits(g) for g in groups if g)
+
+
+def _vanity(match: re.Match[str]) -> str:
+    rest = match.group("rest")
+    letters = re.sub(r"[^0-9A-Z]", "", rest)
+    if len(letters) != 7 or letters.isdigit():
+        return match.group(0)
+    # (a group of digits and letters, 4AID, is a number and a word, said as one group)
+    # (two letters are letters: VA, MY)
+    groups = [" ".join(" ".join(g) if g.isalpha() and len(g) <= 2 else _digits(g)
+                       for g in re.findall(r"\d+|[A-Z]+", part)) for part in rest.split("-")]
+    return ", ".join(g for g in [match.group("country"), _digits(match.group("area")), *groups]
+                     if g)
+
+
+def _service(match: re.Match[str]) -> str:
+    return match.group("cue") + " ".join(match.group("code"))
 
 
 def _money(match: re.Match[str]) -> str:
@@ -77,6 +105,8 @@ def said_in_english(text: str, say_as: Mapping[str, str] = {}) -> str:
     for written, said in say_as.items():
         text = re.sub(rf"(?<![\w/-]){re.escape(written)}(?![\w/-])", said, text)
     text = _PHONE.sub(_phone, text)
+    text = _VANITY.sub(_vanity, text)
+    text = _SERVICE.sub(_service, text)
     text = _MONEY.sub(_money, text)
     text = _RANGE.sub(r"\1 to ", text)
     text = _HYPHEN_RANGE.sub(r"\1 to \2", text)
@@ -87,8 +117,11 @@ def said_in_english(text: str, say_as: Mapping[str, str] = {}) -> str:
 
 def kinds_of(text: str, say_as: Mapping[str, str] = {}) -> list[str]:
     """What `said_in_english` says otherwise in the text, by kind (for the bench)."""
-    found = {"phone": _PHONE, "money": _MONEY, "range": _RANGE, "clock": _CLOCK, "unit": _UNIT}
+    found = {"phone": _PHONE, "service": _SERVICE, "money": _MONEY, "range": _RANGE,
+             "clock": _CLOCK, "unit": _UNIT}
     kinds = [kind for kind, pattern in found.items() if pattern.search(text)]
+    if any(_vanity(m) != m.group(0) for m in _VANITY.finditer(text)):
+        kinds.append("vanity")
     if "range" not in kinds and _HYPHEN_RANGE.search(text):
         kinds.append("range")
     if said_in_english(text, say_as) != said_in_english(text):
