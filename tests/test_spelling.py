@@ -39,6 +39,23 @@ def test_words_the_site_lacks_short_readings_and_the_rest_stay_as_heard() -> Non
     assert VenueSpelling.from_texts([]).correct("宇宙職") == "宇宙職"
 
 
+def test_a_loanword_heard_one_consonant_off_is_the_sites() -> None:
+    # Open JTalk knows neither アクリ nor エモジ (it calls them fillers): unknown katakana words
+    # are loanwords, nouns like any other
+    speller = VenueSpelling.from_texts(["スマホのアプリを使えます。", "絵文字で反応できます。",
+                                        "投稿をパブリックにします。", "カードとガードがあります。",
+                                        "アイコンを変えます。", "Renoteとリモートの違い。"])
+    assert speller.correct("スマホのアクリはありますか") == "スマホのアプリはありますか"
+    assert speller.correct("エモジで反応するには") == "絵文字で反応するには"
+    assert speller.correct("タブリックにできない") == "パブリックにできない"
+    # left as heard: a vowel heard otherwise (アプロ), a stop for a fricative (アイフォン is
+    # no アイコン), a slip two site words share (タード: カード or ガード?), a word the site
+    # writes in Latin letters (リノート: Renote, not リモート), a word in hiragana
+    for heard in ("アプロはありますか", "アイフォンだと", "タードはある", "リノートできない",
+                  "あくりはある"):
+        assert speller.correct(heard) == heard
+
+
 def test_the_budget_reads_titles_and_headings_before_prose() -> None:
     pages, _ = load_site(DEMO_DIR / "site")
     texts = site_texts(pages)

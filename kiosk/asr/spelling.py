@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import collections
 import logging
+import re
 import time
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kiosk.asr.charlm import CharTrigrams, Hypothesis
+from kiosk.retrieval.loanwords import Loanwords
 from kiosk.text import japanese_words
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,7 @@ BUDGET_CHARS = 150_000  # of site text read (~5 s here); titles and headings com
 _CONTENT = frozenset({"名詞", "接頭詞"})
 _NOT_A_WORD = frozenset({"助詞", "助動詞", "記号", "フィラー"})
 _SMALL = frozenset("ァィゥェォャュョヮ")
+_LATIN = re.compile(r"[A-Za-z]{3,}")
 
 
 def morae(reading: str) -> int:
@@ -53,13 +56,21 @@ def morae(reading: str) -> int:
     return sum(ch not in _SMALL for ch in reading)
 
 
+def _pos(word: dict[str, Any]) -> str:
+    """A word's part of speech; a katakana word Open JTalk does not know (it calls it a
+    filler: エモジ, アクリ) is a loanword, a noun."""
+    if word["pos"] == "フィラー" and _katakana(word["string"]):
+        return "名詞"
+    return str(word["pos"])
+
+
 def _spans(words: Sequence[dict[str, Any]], start: int) -> Iterable[tuple[int, str, str]]:
     """(words, spelling, reading) of the runs that begin at `start`, longest first."""
     for length in range(min(SPAN_WORDS, len(words) - start), 0, -1):
         span = words[start:start + length]
-        if any(w["pos"] in _NOT_A_WORD for w in span):
+        if any(_pos(w) in _NOT_A_WORD for w in span):
             continue
-        if not any(w["pos"] in _CONTENT for w in span):
+        if not any(_pos(w) in _CONTENT for w in span):
             continue
         reading = "".join(w["read"] for w in span)
         if morae(reading) >= MIN_MORAE:
@@ -68,6 +79,52 @@ def _spans(words: Sequence[dict[str, Any]], start: int) -> Iterable[tuple[int, s
 
 def _kana(text: str) -> bool:
     return all("\u3040" <= ch <= "\u30ff" for ch in text)
+
+
+def _hiragana(text: str) -> bool:
+    return all("\u3041" <= ch <= "\u309f" for ch in text)
+
+
+def _katakana(text: str) -> bool:
+    return len(text) >= 2 and all("\u30a1" <= ch <= "\u30fc" for ch in text)
+
+
+def _morae(reading: str) -> list[str]:
+    """A katakana reading mora by mora (キャ, ー and ッ each one)."""
+    out: list[str] = []
+    for ch in reading:
+        if ch in _SMALL and out:
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
+
+
+def _slips(reading: str) -> list[str]:
+    """Keys of the readings one consonant slip away: each mora in turn replaced by its
+    vowel and its consonant's manner alone (プ and ク both leave a stop and ウ), so that アプリ
+    and アクリ share a key. A recognizer, like a listener in noise, mistakes where a
+    consonant is made far more often than how (Miller and Nicely, 1955): a stop for another
+    stop, not for a fricative (アイフォン is no アイコン). Morae without a vowel of their own
+    (ン, ッ, ー) are not slipped."""
+    morae_ = _morae(reading)
+    keys = []
+    for i, mora in enumerate(morae_):
+        vowel, manner = _VOWEL_OF.get(mora[-1]), _MANNER.get(mora[0])
+        if vowel is not None and manner is not None:
+            keys.append("".join(morae_[:i]) + f"<{manner}{vowel}>" + "".join(morae_[i + 1:]))
+    return keys
+
+
+_VOWEL_OF = {ch: v for v, row in (
+    ("a", "アカサタナハマヤラワガザダバパァャヮ"), ("i", "イキシチニヒミリギジヂビピィ"),
+    ("u", "ウクスツヌフムユルグズヅブプヴゥュ"), ("e", "エケセテネヘメレゲゼデベペェ"),
+    ("o", "オコソトノホモヨロヲゴゾドボポォョ")) for ch in row}
+_MANNER = {ch: m for m, row in (
+    ("stop", "カキクケコガギグゲゴタテトダデドパピプペポバビブベボ"),
+    ("fricative", "サシスセソザジズゼゾハヒフヘホチツヂヅヴ"),
+    ("nasal", "ナニヌネノマミムメモ"), ("approximant", "ヤユヨラリルレロワヲウ"),
+    ("vowel", "アイエオ")) for ch in row}
 
 
 def same_word(heard: str, site: str, words: int) -> bool:
@@ -82,8 +139,19 @@ class VenueSpelling:
     among Whisper's hypotheses before the spellings are applied."""
 
     def __init__(self, spellings: dict[str, str], trigrams: CharTrigrams | None = None,
-                 weight: float = 0.0, endings: tuple[str, ...] = ()) -> None:
+                 weight: float = 0.0, endings: tuple[str, ...] = (),
+                 latin: Loanwords | None = None) -> None:
         self.spellings = spellings  # katakana reading -> the site's commonest spelling
+        self.latin = latin or Loanwords(())  # the site's words in Latin letters
+        # The site's loanwords (written in katakana) by the keys of their readings one
+        # consonant away: Whisper hears a loanword's consonant wrong more than its vowel
+        # (アプリ as アクリ, パブリック as タブリック, プラグイン as グラグイン).
+        slips: dict[str, set[str]] = collections.defaultdict(set)
+        for reading, spelling in spellings.items():
+            if _katakana(spelling) and morae(reading) >= MIN_MORAE:
+                for key in _slips(reading):
+                    slips[key].add(spelling)
+        self.slips = {k: next(iter(v)) for k, v in slips.items() if len(v) == 1}
         self.trigrams = trigrams
         self.weight = weight
         self.endings = endings  # how visitors' questions end (gain ASKED_BONUS)
@@ -97,6 +165,7 @@ class VenueSpelling:
             collections.Counter)
         read = 0
         kept: list[str] = []
+        kept_all: list[str] = []
         for text in texts:
             text = text.strip()
             if not text:
@@ -104,6 +173,7 @@ class VenueSpelling:
             if read + len(text) > budget_chars:
                 break
             read += len(text)
+            kept_all.append(text)
             if weight > 0:  # the trigram model reads the same budgeted text
                 kept.append(text)
             if not spell:
@@ -113,10 +183,11 @@ class VenueSpelling:
                 for _, spelling, reading in _spans(words, i):
                     counts[reading][spelling] += 1
         spellings = {r: c.most_common(1)[0][0] for r, c in counts.items()}
+        latin = Loanwords(w.lower() for text in kept_all for w in _LATIN.findall(text))
         trigrams = CharTrigrams(kept) if weight > 0 else None
         log.info("asr: %d venue spellings from %d characters of the site in %.1f s",
                  len(spellings), read, time.perf_counter() - start)
-        return cls(spellings, trigrams, weight, endings)
+        return cls(spellings, trigrams, weight, endings, latin)
 
     @property
     def hypotheses(self) -> int:
@@ -130,6 +201,16 @@ class VenueSpelling:
             return 0
         return self.trigrams.choose(hypotheses, self.weight, self.endings, ASKED_BONUS)
 
+    def _slipped(self, heard: str, reading: str) -> str | None:
+        """The one site loanword that a katakana word Open JTalk does not know is one
+        consonant away from, or None: none, several (アクリ is アプリ only where no アクリル
+        is), or the heard word is one the site writes in Latin letters (リノート: Renote, no
+        slip of リモート)."""
+        if self.latin.spellings(heard):
+            return None
+        found = {self.slips[k] for k in _slips(reading) if k in self.slips}
+        return found.pop() if len(found) == 1 else None
+
     def correct(self, text: str) -> str:
         """The transcript with its site words spelled as the site spells them."""
         if not self.spellings or not text:
@@ -141,6 +222,11 @@ class VenueSpelling:
         while i < len(words):
             for length, spelling, reading in _spans(words, i):
                 site = self.spellings.get(reading)
+                if length == 1 and _katakana(spelling):
+                    if site is not None and _hiragana(site):
+                        site = None  # a loanword heard is no word the site writes in kana
+                    elif site is None and words[i]["pos"] == "フィラー":
+                        site = self._slipped(spelling, reading)
                 if site is not None and same_word(spelling, site, length):
                     out.append(site)
                     changed |= site != spelling
