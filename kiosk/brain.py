@@ -51,7 +51,7 @@ from kiosk.dialogue.resolver import (
 )
 from kiosk.retrieval.embedder import Embedder
 from kiosk.retrieval.index import PageHit, PageInfo, RankWeights, Scores, SiteIndex
-from kiosk.text import LANGS, content_terms, detect_lang
+from kiosk.text import LANGS, content_terms, detect_lang, unstopped
 
 log = logging.getLogger(__name__)
 
@@ -431,6 +431,8 @@ class Brain:
     def respond(self, history: History, utterance: str, screen_page: str | None = None,
                 lang: str | None = None) -> TurnResult:
         start = time.perf_counter()
+        # (as typed: the recognizer's full stop is no word of the question)
+        utterance = unstopped(utterance)
         lang = lang or detect_lang(utterance)
         asked = language_asked(utterance, lang)
         if asked is not None:

@@ -37,6 +37,21 @@ SENTENCE_END_EN = re.compile(r"[.!?][)\"”’]*$")
 SENTENCE_END_JA = re.compile(r"[。！？!?][）」』)]*$")
 
 
+# A statement's full stop at the end of a one-sentence utterance.
+_FULL_STOP = re.compile(r"[\s。．.!！]+$")
+_STOPS = re.compile(r"[。．.!！?？\n]")
+
+
+def unstopped(text: str) -> str:
+    """A one-sentence utterance without the full stop at its end (a question mark stays):
+    Whisper writes one where a visitor's voice falls ("...できなくなったんだけど。", "I forgot
+    my password."), a typed question has none, and the encoder moves a question for it
+    (misskey-ja: the silenced-account page first without it, the streaming API with it).
+    Several sentences are left as they are."""
+    stripped = _FULL_STOP.sub("", text)
+    return stripped if stripped and not _STOPS.search(stripped) else text
+
+
 def normalize(text: str) -> str:
     """NFKC, lower case, Japanese word spaces removed (recognizers insert them), spaces folded."""
     text = unicodedata.normalize("NFKC", text).lower()

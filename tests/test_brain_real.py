@@ -362,3 +362,13 @@ def test_a_question_is_counted_in_the_encoders_own_tokens(brain: Brain) -> None:
         assert abs(rough_token_count(short) - count(short)) <= 3
     if brain.embedder.name == "e5-small-int8":
         assert count("how much is a book of stamps") == 8
+
+
+
+@pytest.mark.parametrize("typed", ["駐車場はありますか", "how much is a ticket"])
+def test_a_heard_question_s_full_stop_is_no_part_of_it(brain: Brain, typed: str) -> None:
+    # Whisper ends a question said flat with 。 or "."; typed, it has none. The encoder moved
+    # such a question to another page on misskey-ja.
+    heard = brain.respond((), typed + ("." if typed.isascii() else "。"))
+    assert heard.utterance == typed
+    assert heard.reply.page_id == brain.respond((), typed).reply.page_id

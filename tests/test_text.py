@@ -17,6 +17,7 @@ from kiosk.text import (
     site_nouns,
     spell_numbers,
     terms,
+    unstopped,
 )
 
 _HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
@@ -290,3 +291,16 @@ def test_a_kanji_that_names_nothing_asked_is_no_query_word() -> None:
     assert query_weights("他にはどんな商品があるの") == {"商品": 1.0}
     assert terms("他の言語", for_query=True) == ["言語"]
     assert "他" in terms("その他の言語")
+
+
+@pytest.mark.parametrize("heard, typed", [
+    ("投稿をパブリックにできなくなったんだけど。", "投稿をパブリックにできなくなったんだけど"),
+    ("I forgot my password. ", "I forgot my password"),
+    ("help!", "help"),
+    # a question mark is how it is asked; several sentences are a story, left whole
+    ("Where is it?", "Where is it?"),
+    ("It broke. What now.", "It broke. What now."),
+    ("。", "。"),
+])
+def test_a_heard_utterance_loses_its_full_stop_as_typed(heard: str, typed: str) -> None:
+    assert unstopped(heard) == typed
