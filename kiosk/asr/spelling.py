@@ -8,7 +8,10 @@ half the characters'). The site is the best dictionary of what a visitor at this
 talks about. Open JTalk (already the Japanese voice) splits both into words with their
 readings; a run of one to three words of a transcript that holds a noun and reads exactly as
 a site word of at least three morae is replaced by the site's spelling. Words that are not
-the site's, particles and short readings (ホカ, トキ: too many homophones) are left alone.
+the site's, particles and short readings (ホカ, トキ: too many homophones) are left alone. A
+katakana word Open JTalk does not know is a loanword heard with one consonant slipped when it
+is one mora's consonant (of the same manner) away from exactly one katakana word of the site:
+アクリ is the site's アプリ.
 
 Before that, the transcript itself is chosen among the hypotheses of Whisper's beam by
 Whisper's score plus a character trigram model of the same site text (`kiosk.asr.charlm`):
@@ -203,9 +206,8 @@ class VenueSpelling:
 
     def _slipped(self, heard: str, reading: str) -> str | None:
         """The one site loanword that a katakana word Open JTalk does not know is one
-        consonant away from, or None: none, several (アクリ is アプリ only where no アクリル
-        is), or the heard word is one the site writes in Latin letters (リノート: Renote, no
-        slip of リモート)."""
+        consonant away from, or None: none, several (タード: カード or ガード?), or the heard
+        word is one the site writes in Latin letters (リノート: Renote, no slip of リモート)."""
         if self.latin.spellings(heard):
             return None
         found = {self.slips[k] for k in _slips(reading) if k in self.slips}
