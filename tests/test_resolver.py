@@ -175,6 +175,9 @@ def test_analysis(lang: str, utterance: str, kind: str, act: str | None, detail:
         ("en", "regarding the streaming rules can i use a phone", "en/photography.md"),
         ("ja", "最初の質問に戻るけど配信に許可はいる", "ja/photography.md"),
         ("ja", "ロボットの件に戻りたいんだけど", "ja/robot-lab.md"),
+        # verbs of saying beside "mentioned" and "told"
+        ("en", "the robot show you described can kids join", "en/robot-lab.md"),
+        ("ja", "さっき説明してた配信のルールだけど", "ja/photography.md"),
     ],
 )
 def test_distant_reference_picks_the_overlapping_exchange_across_other_topics(
@@ -682,6 +685,8 @@ def test_this_with_a_page_noun_names_the_page_on_screen(lang: str, utterance: st
     ("ja", "さっきの広告の話", "広告"),
     # "you mentioned first" is one marker ("first" is no topic), "the X one" names X
     ("en", "the map one you mentioned first how long does that take", "map"),
+    ("en", "for the expert review you described first how many people do I need",
+     "expert review"),
     ("en", "the evaluation one from earlier does that involve the public at all", "evaluation"),
 ])
 def test_the_distant_clue_is_the_topic_beside_the_marker(lang: str, utterance: str,
