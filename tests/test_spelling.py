@@ -48,6 +48,9 @@ def test_a_loanword_heard_one_consonant_off_is_the_sites() -> None:
     assert speller.correct("スマホのアクリはありますか") == "スマホのアプリはありますか"
     assert speller.correct("エモジで反応するには") == "絵文字で反応するには"
     assert speller.correct("タブリックにできない") == "パブリックにできない"
+    # ... also when Open JTalk splits it into words it knows (ガ + ラリー)
+    gallery = VenueSpelling.from_texts(["宇宙ギャラリーへようこそ。"])
+    assert gallery.correct("宇宙ガラリーについて教えて") == "宇宙ギャラリーについて教えて"
     # left as heard: a vowel heard otherwise (アプロ), a stop for a fricative (アイフォン is
     # no アイコン), a slip two site words share (タード: カード or ガード?), a word the site
     # writes in Latin letters (リノート: Renote, not リモート), a word in hiragana

@@ -113,7 +113,9 @@ def _slips(reading: str) -> list[str]:
     morae_ = _morae(reading)
     keys = []
     for i, mora in enumerate(morae_):
-        vowel, manner = _VOWEL_OF.get(mora[-1]), _MANNER.get(mora[0])
+        vowel = _VOWEL_OF.get(mora[-1])
+        # (ウ before a small vowel is a w: ウィ, ウェ)
+        manner = "approximant" if mora[0] == "ウ" and len(mora) > 1 else _MANNER.get(mora[0])
         if vowel is not None and manner is not None:
             keys.append("".join(morae_[:i]) + f"<{manner}{vowel}>" + "".join(morae_[i + 1:]))
     return keys
@@ -126,8 +128,8 @@ _VOWEL_OF = {ch: v for v, row in (
 _MANNER = {ch: m for m, row in (
     ("stop", "カキクケコガギグゲゴタテトダデドパピプペポバビブベボ"),
     ("fricative", "サシスセソザジズゼゾハヒフヘホチツヂヅヴ"),
-    ("nasal", "ナニヌネノマミムメモ"), ("approximant", "ヤユヨラリルレロワヲウ"),
-    ("vowel", "アイエオ")) for ch in row}
+    ("nasal", "ナニヌネノマミムメモ"), ("approximant", "ヤユヨラリルレロワヲ"),
+    ("vowel", "アイウエオ")) for ch in row}
 
 
 def same_word(heard: str, site: str, words: int) -> bool:
@@ -229,6 +231,10 @@ class VenueSpelling:
                         site = None  # a loanword heard is no word the site writes in kana
                     elif site is None and words[i]["pos"] == "フィラー":
                         site = self._slipped(spelling, reading)
+                elif site is None and length >= 2 and _katakana(spelling):
+                    # a loanword Open JTalk splits into words it knows (ガラリー: ガ + ラリー,
+                    # メタバレ: メタ + バレ) is no word of its own either
+                    site = self._slipped(spelling, reading)
                 if site is not None and same_word(spelling, site, length):
                     out.append(site)
                     changed |= site != spelling
