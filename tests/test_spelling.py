@@ -59,6 +59,15 @@ def test_a_loanword_heard_one_consonant_off_is_the_sites() -> None:
         assert speller.correct(heard) == heard
 
 
+def test_a_noun_the_site_writes_only_as_a_verb_takes_its_spelling() -> None:
+    # 貸し出し(ています) is a verb's continuative form on the site, a noun in the question
+    speller = VenueSpelling.from_texts(["車いすを無料で貸し出しています。", "係員が話しています。"])
+    assert speller.correct("車いすのかしだしはありますか") == "車いすの貸し出しはありますか"
+    assert speller.correct("車いすのかし出しはありますか") == "車いすの貸し出しはありますか"
+    # a noun written in kanji is spelled as nouns are (話, not the 話し of 話しています)
+    assert speller.correct("さっきの配信の話だけど") == "さっきの配信の話だけど"
+
+
 def test_the_budget_reads_titles_and_headings_before_prose() -> None:
     pages, _ = load_site(DEMO_DIR / "site")
     texts = site_texts(pages)

@@ -84,6 +84,18 @@ def _kana(text: str) -> bool:
     return all("\u3040" <= ch <= "\u30ff" for ch in text)
 
 
+def _nominal(word: dict[str, Any]) -> bool:
+    """A verb's continuative form written in kanji and kana, which Japanese also uses as a noun:
+    the site's 貸し出し(ています) is the visitor's 貸し出し(はありますか)."""
+    return (word["pos"] == "動詞" and word.get("cform") == "連用形"
+            and not _kanji(word["string"]) and not _kana(word["string"])
+            and morae(word["read"]) >= MIN_MORAE)
+
+
+def _kanji(text: str) -> bool:
+    return all("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
 def _hiragana(text: str) -> bool:
     return all("\u3041" <= ch <= "\u309f" for ch in text)
 
@@ -145,8 +157,12 @@ class VenueSpelling:
 
     def __init__(self, spellings: dict[str, str], trigrams: CharTrigrams | None = None,
                  weight: float = 0.0, endings: tuple[str, ...] = (),
-                 latin: Loanwords | None = None) -> None:
+                 latin: Loanwords | None = None, verbs: frozenset[str] = frozenset()) -> None:
         self.spellings = spellings  # katakana reading -> the site's commonest spelling
+        # readings the site writes only as a verb's continuative form (貸し出し of
+        # 貸し出しています): they respell a heard word written partly in kana (かし出し), not
+        # one written in kanji, a noun's own spelling (話, not the 話し of 話しています)
+        self.verbs = verbs
         self.latin = latin or Loanwords(())  # the site's words in Latin letters
         # The site's loanwords (written in katakana) by the keys of their readings one
         # consonant away: Whisper hears a loanword's consonant wrong more than its vowel
@@ -168,6 +184,8 @@ class VenueSpelling:
         start = time.perf_counter()
         counts: dict[str, collections.Counter[str]] = collections.defaultdict(
             collections.Counter)
+        verbal: dict[str, collections.Counter[str]] = collections.defaultdict(
+            collections.Counter)
         read = 0
         kept: list[str] = []
         kept_all: list[str] = []
@@ -187,12 +205,17 @@ class VenueSpelling:
             for i in range(len(words)):
                 for _, spelling, reading in _spans(words, i):
                     counts[reading][spelling] += 1
-        spellings = {r: c.most_common(1)[0][0] for r, c in counts.items()}
+                if _nominal(words[i]):
+                    verbal[words[i]["read"]][words[i]["string"]] += 1
+        # (a verb's form only where the site writes no noun of the reading: 話 stays 話, not
+        # the 話し of 話しています)
+        spellings = {r: c.most_common(1)[0][0] for r, c in (verbal | counts).items()}
+        verbs = frozenset(verbal.keys() - counts.keys())
         latin = Loanwords(w.lower() for text in kept_all for w in _LATIN.findall(text))
         trigrams = CharTrigrams(kept) if weight > 0 else None
         log.info("asr: %d venue spellings from %d characters of the site in %.1f s",
                  len(spellings), read, time.perf_counter() - start)
-        return cls(spellings, trigrams, weight, endings, latin)
+        return cls(spellings, trigrams, weight, endings, latin, verbs)
 
     @property
     def hypotheses(self) -> int:
@@ -235,6 +258,8 @@ class VenueSpelling:
                     # a loanword Open JTalk splits into words it knows (ガラリー: ガ + ラリー,
                     # メタバレ: メタ + バレ) is no word of its own either
                     site = self._slipped(spelling, reading)
+                if site is not None and reading in self.verbs and _kanji(spelling):
+                    site = None
                 if site is not None and same_word(spelling, site, length):
                     out.append(site)
                     changed |= site != spelling
