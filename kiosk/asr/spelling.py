@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kiosk.asr.charlm import CharTrigrams, Hypothesis
-from kiosk.retrieval.loanwords import Loanwords
+from kiosk.retrieval.loanwords import Loanwords, vowel_of
 from kiosk.text import japanese_words
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def _slips(reading: str) -> list[str]:
     morae_ = _morae(reading)
     keys = []
     for i, mora in enumerate(morae_):
-        vowel = _VOWEL_OF.get(mora[-1])
+        vowel = vowel_of(mora[-1])
         # (ウ before a small vowel is a w: ウィ, ウェ)
         manner = "approximant" if mora[0] == "ウ" and len(mora) > 1 else _MANNER.get(mora[0])
         if vowel is not None and manner is not None:
@@ -133,10 +133,6 @@ def _slips(reading: str) -> list[str]:
     return keys
 
 
-_VOWEL_OF = {ch: v for v, row in (
-    ("a", "アカサタナハマヤラワガザダバパァャヮ"), ("i", "イキシチニヒミリギジヂビピィ"),
-    ("u", "ウクスツヌフムユルグズヅブプヴゥュ"), ("e", "エケセテネヘメレゲゼデベペェ"),
-    ("o", "オコソトノホモヨロヲゴゾドボポォョ")) for ch in row}
 _MANNER = {ch: m for m, row in (
     ("stop", "カキクケコガギグゲゴタテトダデドパピプペポバビブベボ"),
     ("fricative", "サシスセソザジズゼゾハヒフヘホチツヂヅヴ"),
@@ -187,8 +183,7 @@ class VenueSpelling:
         verbal: dict[str, collections.Counter[str]] = collections.defaultdict(
             collections.Counter)
         read = 0
-        kept: list[str] = []
-        kept_all: list[str] = []
+        kept: list[str] = []  # the budgeted text: its Latin words, and the trigram model
         for text in texts:
             text = text.strip()
             if not text:
@@ -196,9 +191,7 @@ class VenueSpelling:
             if read + len(text) > budget_chars:
                 break
             read += len(text)
-            kept_all.append(text)
-            if weight > 0:  # the trigram model reads the same budgeted text
-                kept.append(text)
+            kept.append(text)
             if not spell:
                 continue
             words = japanese_words(text)
@@ -211,7 +204,7 @@ class VenueSpelling:
         # the 話し of 話しています)
         spellings = {r: c.most_common(1)[0][0] for r, c in (verbal | counts).items()}
         verbs = frozenset(verbal.keys() - counts.keys())
-        latin = Loanwords(w.lower() for text in kept_all for w in _LATIN.findall(text))
+        latin = Loanwords(w.lower() for text in kept for w in _LATIN.findall(text))
         trigrams = CharTrigrams(kept) if weight > 0 else None
         log.info("asr: %d venue spellings from %d characters of the site in %.1f s",
                  len(spellings), read, time.perf_counter() - start)

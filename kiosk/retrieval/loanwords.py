@@ -38,6 +38,12 @@ KATAKANA_WORD = re.compile(f"[ァ-ヴー]{{{MIN_KATAKANA},}}")
 _LATIN_WORD = re.compile(r"[a-z]+")
 
 
+def vowel_of(kana: str) -> str | None:
+    """The vowel a katakana letter ends in (プ: u, ャ: a); None for ン, ッ, ー and the rest."""
+    sound = _ROMAJI.get(kana, "")
+    return sound[-1] if sound[-1:] in ("a", "i", "u", "e", "o") else None
+
+
 def romanize(katakana: str) -> str | None:
     """Hepburn-like romaji of a katakana word; None when it holds anything else."""
     out: list[str] = []
