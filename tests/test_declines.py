@@ -323,3 +323,29 @@ def test_a_question_about_what_the_site_has_says_a_hub_pages_menu(tmp_path: Path
     turn = hub.respond((), "which talks does this site have on weekends", None, "en")
     assert turn.reply.page_id == "index.md", turn.reply.page_id
     assert turn.reply.text.endswith('They include "Pond talk" and "Bee talk".'), turn.reply.text
+
+
+@pytest.mark.parametrize("lang, pages, own, asked", [
+    ("en", {"phone.md": "# Change your phone number\n\nOpen your account page and select "
+                        "Edit next to your phone number. Enter the new number and confirm it.\n",
+            "hours.md": "# Opening hours\n\nThe reading room is open on weekdays.\n"},
+     "how do i change my phone number", "what is the phone number of the reading room"),
+    ("ja", {"phone.md": "# 電話番号の変更\n\nアカウントのページで電話番号の横の編集を選びます。"
+                        "新しい番号を入れて確かめてください。\n",
+            "hours.md": "# 開館時間\n\n閲覧室は平日に開いています。\n"},
+     "自分の電話番号を変えたい", "閲覧室の電話番号は"),
+])
+def test_a_thing_of_the_visitors_own_asks_for_no_shape(tmp_path: Path, lang: str,
+                                                      pages: dict[str, str], own: str,
+                                                      asked: str) -> None:
+    """"how do I change my phone number" on a page that says how, with no number on it: the
+    number is the visitor's own, so the question asks how, not for a number, and is answered.
+    Asking the site for its number, where no page states one, is still declined."""
+    emb = HashingEmbedder()
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    site = Brain(build_index(tmp_path, emb), emb, replace(BrainParams(), gate=None))
+    changed = site.respond((), own, None, lang)
+    assert changed.reply.page_id == "phone.md" and not changed.reply.repair
+    number = site.respond((), asked, None, lang)
+    assert number.reply.page_id is None and number.reply.repair

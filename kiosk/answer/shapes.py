@@ -45,10 +45,11 @@ SHAPES = {
 
 def cue_terms(text: str, lex: Lexicon) -> set[str]:
     """Words an answer to this kind of question tends to contain ("how much" -> yen, cost),
-    and shapes (a clock time, an amount of money)."""
+    and shapes (a clock time, an amount of money). Not for a thing the visitor owns: "how do I
+    change my phone number" asks how, not for a number."""
     cues: set[str] = set()
     for phrase, words in lex.answer_cues.items():
-        if lex.find(text, (phrase,)):
+        if lex.find(text, (phrase,)) and not lex.owned(text, phrase):
             for word in words:
                 cues.update([word] if word in SHAPES else (terms(word) or [word]))
     return cues

@@ -18,6 +18,9 @@ TRAILING_PUNCT = re.compile(r"[\s.,!?;:、。！？…・\-]+$")
 # How far after "this" / この a page noun may stand ("this chart page", このグラフのページ).
 _PAGE_NOUN_WORDS = 3
 _PAGE_NOUN_CHARS = 10
+# Between an owner and the thing owned in a language written without spaces: one word of two
+# characters at most (私の携帯電話番号).
+_OWNED_GAP_CHARS = 2
 ACTS = ("greeting", "thanks", "farewell", "ack", "stop", "personal", "clock")
 
 
@@ -124,6 +127,8 @@ class Lexicon:
     # said at once when the answer is held (`tts.answer_hold_ms`), one after another
     acknowledgements: tuple[str, ...] = ()
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the visitor's own (or a companion's): "change my phone number" asks for no number
+    owners: tuple[str, ...] = ()
     # what a page's box (`::: warning`) says on top when it names only its kind
     container_titles: dict[str, str] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)
@@ -139,6 +144,25 @@ class Lexicon:
             return [p for p in phrases
                     if (self._ends_with(text, p) if p.endswith("$") else f" {p} " in padded)]
         return [p for p in phrases if (self._ends_with(text, p) if p.endswith("$") else p in text)]
+
+    def owned(self, text: str, phrase: str) -> bool:
+        """Every time the phrase stands in the text, an owner's word comes just before it,
+        at most one word between ("my phone number", "my cell phone number", 自分の電話番号,
+        私の携帯電話番号): the visitor speaks of a thing of their own (changing it, losing it),
+        they do not ask the site for it. "your phone number" asks for the venue's."""
+        if not self.owners:
+            return False
+        if self.word_boundaries:
+            words, size = text.split(), len(phrase.split())
+            spots = [i for i in range(len(words)) if words[i:i + size] == phrase.split()]
+            return bool(spots) and all(set(words[max(i - 2, 0):i]) & set(self.owners)
+                                       for i in spots)
+        spots = [m.start() for m in re.finditer(re.escape(phrase), text)]
+        return bool(spots) and all(
+            any(text.rfind(owner, 0, at) >= 0
+                and at - (text.rfind(owner, 0, at) + len(owner)) <= _OWNED_GAP_CHARS
+                for owner in self.owners)
+            for at in spots)
 
     def _ends_with(self, text: str, phrase: str) -> bool:
         """The text ends with a phrase marked final ("...$"; English: on a word boundary)."""
@@ -403,6 +427,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         acknowledgements=_tuple(data.get("speech", {}), "acknowledgements", f"{lang}.speech"),
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
+        owners=_tuple(data.get("answer", {}), "owners", f"{lang}.answer"),
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
         say_as={str(k): str(v) for k, v in data.get("speech", {}).get("say_as", {}).items()},
         container_titles={str(k).lower(): str(v)
