@@ -766,3 +766,28 @@ def test_an_utterance_opening_with_about_the_returns_to_a_topic(utterance: str,
 def test_an_utterance_that_stops_mid_phrase_is_cut_off(utterance: str, lang: str,
                                                        cut: bool) -> None:
     assert analyze(utterance, (), load_lexicon(lang), P).cut_off == cut
+
+
+@pytest.mark.parametrize("lang, utterance, expected_page", [
+    ("en", "what were the rules for streaming on youtube again", "en/photography.md"),
+    ("en", "what's the youtube streaming rule again", "en/photography.md"),
+    ("ja", "YouTubeの配信のルールって何だっけ", "ja/photography.md"),
+    ("ja", "ライブ配信のルールはどうだったっけ", "ja/photography.md"),
+])
+def test_a_question_asking_to_be_reminded_is_a_distant_reference(
+        lang: str, utterance: str, expected_page: str) -> None:
+    """"what's X again" / 〜だっけ asks to be reminded of something said, two topics back here:
+    the exchange about it rides, not the last one (the cafe, the robot show)."""
+    history = _history(lang)
+    a = analyze(utterance, history, load_lexicon(lang), P)
+    assert a.kind == DISTANT and a.distant_index is not None
+    assert history[a.distant_index].page_id == expected_page
+
+
+@pytest.mark.parametrize("lang, utterance", [
+    ("en", "how do i start streaming again"),  # to do it once more
+    ("en", "where do i sign up again"),
+    ("ja", "YouTubeの配信をもう一回見つけたい"),
+])
+def test_doing_something_again_is_no_reminder(lang: str, utterance: str) -> None:
+    assert analyze(utterance, _history(lang), load_lexicon(lang), P).kind != DISTANT

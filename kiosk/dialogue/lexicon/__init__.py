@@ -57,6 +57,10 @@ class Lexicon:
     distant: tuple[str, ...]
     distant_starts: tuple[str, ...]
     first: tuple[str, ...]
+    # a question ending so asks to be reminded of something said ("what's that number
+    # again", 何番だっけ): a distant reference; with openers, only a question opening with one
+    recall: tuple[str, ...]
+    recall_openers: tuple[str, ...]
     rejection: tuple[str, ...]
     # A rejection turns down the last answer as the turn opens: at most this many words
     # (English) or characters (Japanese) stand before it ("no no | i mean", いや人 | じゃなくて).
@@ -205,7 +209,16 @@ class Lexicon:
             found += [p for p in self.distant_starts if words[:len(p.split())] == p.split()]
         else:
             found += [p for p in self.distant_starts if text.startswith(p)]
+        if self.recall and (not self.recall_openers or self.opens_with_any(text,
+                                                                           self.recall_openers)):
+            found += [p for p in self.recall if self._ends_with(text, f"{p}$")]
         return found
+
+    def opens_with_any(self, text: str, phrases: tuple[str, ...]) -> bool:
+        if self.word_boundaries:
+            words = text.split()
+            return any(words[:len(p.split())] == p.split() for p in phrases)
+        return text.startswith(phrases)
 
     def points_at_screen(self, text: str) -> bool:
         """A proximal word that may mean the page on screen ("what's this chart", ここに書いて
@@ -372,6 +385,8 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         distant=_tuple(ref, "distant", f"{lang}.reference"),
         distant_starts=_tuple(ref, "distant_starts", f"{lang}.reference"),
         first=_tuple(ref, "first", f"{lang}.reference"),
+        recall=_tuple(ref, "recall", f"{lang}.reference"),
+        recall_openers=_tuple(ref, "recall_openers", f"{lang}.reference"),
         rejection=_tuple(ref, "rejection", f"{lang}.reference"),
         rejection_within=_count(ref, "rejection_within", f"{lang}.reference"),
         topic_nouns=_tuple(ref, "topic_nouns", f"{lang}.reference"),
