@@ -1601,3 +1601,31 @@ def test_a_dated_post_says_its_day_when_asked_when(tmp_path: Path, lang: str, as
     assert said.startswith(heard), said
     said = brain.respond((), other, lang=lang).reply.text
     assert "2021" not in said, said
+
+
+def test_an_item_of_a_long_list_is_said_after_what_leads_into_it(tmp_path: Path) -> None:
+    """Conditions too long to join, each said as a sentence ("You're the spouse of ..."):
+    the visitor's words find the one that fits them, and said alone it is a condition
+    without what it is a condition for. It is said after the sentences that point at the
+    list: what the pass is, and that one of these must be true."""
+    (tmp_path / "pass.md").write_text(
+        "# River pass\n## Can I get a free river pass?\n"
+        "You can only get a free river pass for the harbour ferries if at least one of the "
+        "descriptions below is true for you.\n\n"
+        "At least one of these must be true. You're:\n\n"
+        "- A resident of one of the four island villages who is registered with the harbour "
+        "office, or\n"
+        "- A pupil of a school on the islands who crosses the river every day of term, or\n"
+        "- A retired ferry pilot who served on the harbour ferries for twenty years or more, or\n"
+        "- A carer travelling with a visitor who holds the harbour access card\n",
+        encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe sells soup and bread.\n",
+                                      encoding="utf-8")
+    turn = _brain(tmp_path).respond(
+        (), "my grandfather is a retired ferry pilot who served on the harbour ferries", None,
+        "en")
+    said = turn.reply.text
+    assert turn.reply.page_id == "pass.md"
+    assert "retired ferry pilot" in said and "free river pass" in said, said
+    assert said.index("free river pass") < said.index("retired ferry pilot"), said
+    assert "island villages" not in said, said  # the other items are not said

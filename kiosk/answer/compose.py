@@ -22,7 +22,7 @@ from kiosk.answer.declines import NAME_WORDS, join_titles, listing, menu, site_o
 from kiosk.answer.defines import defines
 from kiosk.answer.params import DEFAULT_PARAMS, AnswerParams, Reply
 from kiosk.answer.runs import announcing, orphans, run_from, say_from, speak
-from kiosk.answer.sentences import page_reading, terms_of
+from kiosk.answer.sentences import page_leads, page_reading, terms_of
 from kiosk.answer.shapes import asked_shapes, cue_terms, shapes_of
 from kiosk.dialogue.history import History
 from kiosk.dialogue.lexicon import Lexicon
@@ -163,7 +163,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                            summary=False, embedder=embedder, follow=False, meaning=meaning)
         if there.spoken:
             return there
-    picked, body = say_from(sents, heads, start, lex, params, gaps)
+    picked, body = say_from(sents, heads, start, lex, params, gaps,
+                            leads=page_leads(index, page_id, params))
     body = _spelled(body, index, page_id, lex)
     spoken = clean(utterance)  # as the lexicon is written
     if picked and (r.kind == INDEPENDENT or owner[picked[0]] == owner[0]) and not lex.find(

@@ -63,16 +63,23 @@ def lists_as_sentences(lines: list[str], lang: str,
     the lead-in, the items joined, an end. Only a lead-in that sounds unfinished ("may",
     "include", "を") leads such a sentence: "Related pages:" and a list of links stays out,
     as list introductions and bare items are not said."""
-    return [text for text, _ in list_sentences(lines, lang, params)]
+    return [text for text, _, _ in list_sentences(lines, lang, params)]
+
+
+# What a text `list_sentences` gives out is: one of a long list's items, each said as a
+# sentence of its own, or a finished sentence of the lead-in before them ("At least one of
+# these must be true." of "At least one of these must be true. You're:"); or neither.
+ITEM, LEAD = "item", "lead"
 
 
 def list_sentences(lines: list[str], lang: str, params: AnswerParams, headed: bool = False
-                   ) -> list[tuple[str, int]]:
-    """`lists_as_sentences`, each line out with the position of the first line it says;
-    `headed`: the first line is the section's heading, leading into the list under it ("We
-    do not accept:"), said with its items whatever its last word."""
+                   ) -> list[tuple[str, int, str]]:
+    """`lists_as_sentences`, each line out with the position of the first line it says and
+    what it is of a list (`ITEM`, `LEAD` or ""); `headed`: the first line is the section's
+    heading, leading into the list under it ("We do not accept:"), said with its items
+    whatever its last word."""
     lex = load_lexicon(lang)
-    out: list[tuple[str, int]] = []
+    out: list[tuple[str, int, str]] = []
     i = 0
     while i < len(lines):
         line = lines[i].strip()
@@ -134,7 +141,7 @@ def list_sentences(lines: list[str], lang: str, params: AnswerParams, headed: bo
                         said = candidate if speakable(candidate, lang) else ""
                         break
                 if said:
-                    out.append((said, i))
+                    out.append((said, i, ""))
                     i = j
                     continue
             each = _items_with_lead(lead, lines[i + 1:j], lang, lex, params)
@@ -143,11 +150,11 @@ def list_sentences(lines: list[str], lang: str, params: AnswerParams, headed: bo
                 # the words that lead into it ("You:" ... "Served at Camp Lejeune ..." ->
                 # "You served at Camp Lejeune ..."), so a question about one can hear it
                 before, each_item = each
-                out.extend((text, i) for text in before)
-                out.extend((text, i + 1 + k) for k, text in enumerate(each_item))
+                out.extend((text, i, LEAD) for text in before)
+                out.extend((text, i + 1 + k, ITEM) for k, text in enumerate(each_item))
                 i = j
                 continue
-        out.append((_finished_clause(line, lang, lex), i))
+        out.append((_finished_clause(line, lang, lex), i, ""))
         i += 1
     return out
 

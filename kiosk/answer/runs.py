@@ -170,12 +170,15 @@ def announcing(sents: list[str], lex: Lexicon) -> frozenset[int]:
 
 
 def say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
-             params: AnswerParams, gaps: frozenset[int] = frozenset(), across: bool = False
+             params: AnswerParams, gaps: frozenset[int] = frozenset(), across: bool = False,
+             leads: dict[int, tuple[int, ...]] | None = None
              ) -> tuple[tuple[int, ...], str]:
     """The run a reply says from its best sentence: with the sentence it leans on, and
     without a leading connective whose sentence is not said; it stops before a sentence
-    after something unsaid (`gaps`). Positions and text."""
+    after something unsaid (`gaps`). One of a list's items is said after what leads into its
+    list (`leads`: `page_leads`). Positions and text."""
     start = _with_antecedent(sents, heads, start, lex, params)
+    lead = (leads or {}).get(start, ())
     # what announces a page's content ("Find out if you can get this benefit.", 詳しくは…を
     # ご覧ください) ends the answer before it: it says nothing, and what comes after it is
     # another paragraph (reply F1 +0.001 / +0.001 on the real-site sets; passed over instead,
@@ -184,4 +187,13 @@ def say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
                       across)
     said = list(sents)
     said[start] = _without_connective(sents[start], lex)
+    if lead:
+        # (what leads in points at the items: said with them a little past the length, as a
+        # run that points ahead is)
+        limit = int(params.max_reply_chars(lex.lang) * params.ahead_overrun)
+        kept = list(picked)
+        while kept and not _fits(lex.lang, [sents[i] for i in (*lead, *kept)], "", limit):
+            kept.pop()
+        if kept:
+            picked = (*lead, *kept)
     return picked, speak(said, picked, lex.lang)

@@ -131,6 +131,8 @@ class Lexicon:
     # said at once when the answer is held (`tts.answer_hold_ms`), one after another
     acknowledgements: tuple[str, ...] = ()
     answer_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # a sentence just before a list that points at it ("At least one of these must be true.")
+    before_list: tuple[str, ...] = ()
     # the visitor's own (or a companion's): "change my phone number" asks for no number
     owners: tuple[str, ...] = ()
     # what a page's box (`::: warning`) says on top when it names only its kind
@@ -443,6 +445,7 @@ def load_lexicon(lang: str, directory: Path = _DIR) -> Lexicon:
         answer_cues={_norm(k): _tuple(data.get("answer_cues", {}), k, f"{lang}.answer_cues")
                      for k in data.get("answer_cues", {})},
         owners=_tuple(data.get("answer", {}), "owners", f"{lang}.answer"),
+        before_list=_tuple(data.get("answer", {}), "before_list", f"{lang}.answer"),
         replies={k: v for k, v in rep.items() if isinstance(v, str)},
         say_as={str(k): str(v) for k, v in data.get("speech", {}).get("say_as", {}).items()},
         container_titles={str(k).lower(): str(v)
