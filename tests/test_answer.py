@@ -19,12 +19,14 @@ from kiosk.answer import (
     speakable,
 )
 from kiosk.answer.abbreviations import defined, spelled_out
+from kiosk.answer.compose import compose
 from kiosk.brain import Brain
 from kiosk.dialogue.history import Exchange
 from kiosk.dialogue.lexicon import load_lexicon
-from kiosk.dialogue.resolver import PAGE
+from kiosk.dialogue.query import QuerySegment, SearchQuery
+from kiosk.dialogue.resolver import DISTANT, PAGE, Resolution
 from kiosk.retrieval.embedder import Vectors
-from kiosk.retrieval.index import Evidence, build_index
+from kiosk.retrieval.index import Evidence, PageHit, build_index
 from kiosk.retrieval.site import list_page_files
 from tests.conftest import SHARED
 from tests.fakes import HashingEmbedder
@@ -1629,3 +1631,29 @@ def test_an_item_of_a_long_list_is_said_after_what_leads_into_it(tmp_path: Path)
     assert "retired ferry pilot" in said and "free river pass" in said, said
     assert said.index("free river pass") < said.index("retired ferry pilot"), said
     assert "island villages" not in said, said  # the other items are not said
+
+
+def test_a_distant_reference_is_answered_by_what_it_asks_beside_its_clue(
+        tmp_path: Path) -> None:
+    """"the evaluation one from earlier, does that involve the public at all": the clue's
+    word found the page, and the section that names the topic ("... write an evaluation of
+    each rival") as the search's best. On the page the answer is chosen by what the visitor
+    asks beside the clue: the sentence about the public."""
+    (tmp_path / "rivals.md").write_text(
+        "# Comparing rivals\nList four or five rival services and compare them side by side.\n"
+        "## Time\nTwo hours to analyze and write an evaluation of each rival.\n"
+        "## Privacy\nNo data is collected from members of the public.\n", encoding="utf-8")
+    emb = HashingEmbedder()
+    index = build_index(tmp_path, emb)
+    info = index.page("rivals.md")
+    assert info is not None
+    time_chunk = next(info.first_chunk + k for k, c in enumerate(index.page_chunks("rivals.md"))
+                      if c.heading == "Time")
+    utterance = "the evaluation one from earlier does that involve the public at all"
+    asked = Resolution("en", None, DISTANT, False, SearchQuery((
+        QuerySegment(utterance, 1.0, "utterance"),
+        QuerySegment("how do i compare my service to rivals", 0.56, "user"))), (0,))
+    # (words alone: no encoder to choose again by meaning)
+    reply = compose(asked, [PageHit("rivals.md", 0.8, time_chunk)], index, (), None,
+                    load_lexicon("en"))
+    assert "members of the public" in reply.text, reply.text

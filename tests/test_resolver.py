@@ -24,6 +24,7 @@ from kiosk.dialogue.resolver import (
     classify_act,
     clean,
     decide,
+    distant_asked,
     distant_clue,
     distant_question,
     is_repair,
@@ -791,3 +792,19 @@ def test_a_question_asking_to_be_reminded_is_a_distant_reference(
 ])
 def test_doing_something_again_is_no_reminder(lang: str, utterance: str) -> None:
     assert analyze(utterance, _history(lang), load_lexicon(lang), P).kind != DISTANT
+
+
+@pytest.mark.parametrize("lang, utterance, asked", [
+    ("en", "the evaluation one from earlier does that involve the public at all",
+     "does that involve the public at all"),
+    ("en", "about the cemetery thing from before is there any money for the funeral",
+     "is there any money for the funeral"),
+    ("ja", "さっきの広告の話だけどそれってお金かかるの", "それってお金かかるの"),
+    ("en", "what about the dinosaurs", None),  # no clue
+])
+def test_what_a_distant_reference_asks_beside_its_clue(lang: str, utterance: str,
+                                                        asked: str | None) -> None:
+    """Leaning on the clue ("does that ...") or not: the words an answer on the exchange's
+    page is chosen by. (`distant_question`, what is searched alone, is None when they lean.)"""
+    lex = load_lexicon(lang)
+    assert distant_asked(clean(utterance), lex) == asked

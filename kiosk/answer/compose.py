@@ -36,6 +36,8 @@ from kiosk.dialogue.resolver import (
     SITE,
     Resolution,
     clean,
+    distant_asked,
+    distant_clue,
 )
 from kiosk.retrieval.embedder import Embedder
 from kiosk.retrieval.index import PageHit, SiteIndex
@@ -151,7 +153,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     assert r.query is not None
     start = _asked_sentence(r.query, sents, heads, owner, title, index,
-                            said_before(sents, history, params), lex, params, chunk, embedder)
+                            said_before(sents, history, params), lex, params, chunk, embedder,
+                            words=_asked_words(r, lex))
     utterance = r.query.segments[0].text
     if meaning is not None and not (asked_shapes(utterance, lex)[0] & shapes_of(sents[start])):
         # (a start of the shape asked for, "3 to 6 months" for "how long", was chosen for
@@ -237,14 +240,39 @@ def _unnamed(sents: list[str], heads: list[str], first: int, title: str, utteran
 _LABEL = re.compile(r"^[^:：]{1,40}[:：]\s*\S")
 
 
+def _asked_words(r: Resolution, lex: Lexicon) -> SearchQuery | None:
+    """The query whose words a distant reference's answer is chosen by: what it asks beside
+    its clue ("the evaluation one from earlier does that involve the public at all" -> "does
+    that involve the public at all"). The clue's words found the page; on it they find the
+    sentence that names the topic ("... write an evaluation about each competitor"), not the
+    answer. None for any other turn (its query's words as they are)."""
+    if r.kind != DISTANT or r.query is None:
+        return None
+    first = r.query.segments[0]
+    text = clean(first.text)
+    asked = distant_asked(text, lex)
+    # (a clue of many words holds the question too: "going back to the glasses my eyes got a
+    # lot worse after my stroke | does that count")
+    if asked is None or (lex.word_boundaries
+                         and len((distant_clue(text, lex) or "").split()) > CLUE_WORDS):
+        return None  # (Japanese closes its clue: さっきの話だけど | ...)
+    return SearchQuery((replace(first, text=asked), *r.query.segments[1:]))
+
+
+# A distant reference's clue names its topic in this many words at most ("the sticky note
+# one", "the flow diagram").
+CLUE_WORDS = 3
+
+
 def _asked_sentence(query: SearchQuery, sents: list[str], heads: list[str], owner: list[int],
                     title: str, index: SiteIndex, said: list[bool] | None, lex: Lexicon,
                     params: AnswerParams, chunk: int | None, embedder: Embedder | None,
-                    defining: bool = True) -> int:
+                    defining: bool = True, words: SearchQuery | None = None) -> int:
     """The sentence of the page that answers the visitor's question (`best_start` with every
     cue: the shape asked for, the heading it means, what the conversation said), whether the
     page was found by searching or is the one on the screen ("how long is the code on this
-    page good for")."""
+    page good for"). `words`: the query whose words weigh the sentences, when not `query`
+    (`_asked_words`)."""
     utterance = query.segments[0].text
     prior = None
     if chunk is not None and params.chunk_prior:
@@ -261,6 +289,6 @@ def _asked_sentence(query: SearchQuery, sents: list[str], heads: list[str], owne
     prior = plus(prior, asked_as(utterance, sents, heads, index, params, embedder))
     prior = plus(prior, labelled_by_asking(spoken, heads, params))
     prior = plus(prior, named_heading_bonus(utterance, heads, title, params))
-    return best_start(sents, scored_heads, sentence_query(query, index),
+    return best_start(sents, scored_heads, sentence_query(words or query, index),
                       cue_terms(spoken, lex), prior, orphans(sents, heads, lex),
                       said, params=params)

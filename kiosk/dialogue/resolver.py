@@ -274,6 +274,28 @@ def distant_question(text: str, lex: Lexicon) -> str | None:
     earlier, how is it related", "you mentioned three periods, what about the first one",
     さっきの話だけどそれって). Japanese asks it after the connective that closes the topic
     (〜けど, 〜ですが); English around the clue."""
+    found = _beside_clue(text, lex)
+    if found is None:
+        return None
+    question, leaning = found
+    return None if leaning else question
+
+
+def distant_asked(text: str, lex: Lexicon) -> str | None:
+    """What a distant reference asks of the exchange its clue names, leaning on it or not
+    ("the evaluation one from earlier does that involve the public at all" -> "does that
+    involve the public at all"): the clue found the page; the answer on it is to the rest.
+    None without words of its own."""
+    found = _beside_clue(text, lex)
+    return None if found is None else found[0]
+
+
+def _beside_clue(text: str, lex: Lexicon) -> tuple[str, bool] | None:
+    """The words of a distant reference beside its clue and markers, and whether they lean
+    on the clue (`distant_question`); None when there are none with content, or no clue (a
+    question already said apart from it)."""
+    if not lex.distant_markers(text):
+        return None
     head = _clue_head(text, lex)
     if not head.strip():
         return None
@@ -287,11 +309,11 @@ def distant_question(text: str, lex: Lexicon) -> str | None:
         if not cuts:
             return None
         question = rest[min(cuts):].strip("、, ")
+    if not content_terms(question):
+        return None
     # read before the markers go: "the first one" is one, and leans on the clue
     leaning = lex.find(lex.strip(rest, lex.not_deictic), lex.immediate + lex.anaphors)
-    if not content_terms(question) or leaning:
-        return None
-    return question
+    return question, bool(leaning)
 
 
 def distant_clue(text: str, lex: Lexicon) -> str | None:
