@@ -1657,3 +1657,25 @@ def test_a_distant_reference_is_answered_by_what_it_asks_beside_its_clue(
     reply = compose(asked, [PageHit("rivals.md", 0.8, time_chunk)], index, (), None,
                     load_lexicon("en"))
     assert "members of the public" in reply.text, reply.text
+
+
+@pytest.mark.parametrize("lang, page, question, said, unsaid", [
+    ("en", "# Charts\n## Where to see them\nThe server's charts are shown on the server "
+     "information page. Each chart and its columns are described below.\n\n"
+     "```\nnotes: notes per day\nusers: active users\n```\n",
+     "where can i see the server charts", "server information page", "described below"),
+    ("ja", "# チャート\n## 見る場所\nサーバーのチャートはサーバー情報ページから表示することが"
+     "できます。以下は各チャートとその各項目の説明です。\n\n"
+     "```\nnotes: 一日のノート数\nusers: アクティブユーザー数\n```\n",
+     "サーバーのチャートはどこで見られるの", "サーバー情報ページ", "以下は"),
+])
+def test_a_reply_does_not_end_pointing_at_what_it_does_not_say(
+        tmp_path: Path, lang: str, page: str, question: str, said: str, unsaid: str) -> None:
+    """"Each chart and its columns are described below." and code no voice says: heard, it
+    points at what the listener cannot see. The reply ends before it."""
+    (tmp_path / "charts.md").write_text(page, encoding="utf-8")
+    (tmp_path / "cafe.md").write_text("# Cafe\nThe cafe sells soup and bread.\n",
+                                      encoding="utf-8")
+    turn = _brain(tmp_path).respond((), question, None, lang)
+    assert turn.reply.page_id == "charts.md"
+    assert said in turn.reply.text and unsaid not in turn.reply.text, turn.reply.text

@@ -148,10 +148,25 @@ def opens_section(heads: list[str], i: int) -> bool:
 
 def orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
     """Sentences that yield to the next candidate in an answer: those that lean on one they
-    cannot take along (the first under their heading), and those that announce what the page
-    holds or send the reader elsewhere for it instead of saying it."""
+    cannot take along (the first under their heading), those that announce what the page
+    holds or send the reader elsewhere for it instead of saying it, and those that end their
+    section pointing at what no reply says (`points_at_unsaid`). (A sentence that points at
+    items said after a lead-in line, "You:", is no orphan: `gaps` count that line.)"""
     return [(leans_back(sent, lex) and opens_section(heads, i))
-            or _announces(sent, lex) or _sends_on(sent, lex) for i, sent in enumerate(sents)]
+            or _announces(sent, lex) or _sends_on(sent, lex)
+            or points_at_unsaid(sents, heads, i, lex) for i, sent in enumerate(sents)]
+
+
+def points_at_unsaid(sents: list[str], heads: list[str], i: int, lex: Lexicon,
+                     gaps: frozenset[int] = frozenset()) -> bool:
+    """The sentence points at what follows it (`[answer] ahead`: "note the following about
+    every piece of content", 以下は各チャートの説明です) and nothing said follows: its section
+    ends there (a table, code or links were all it pointed at), or (`gaps`) what comes next
+    follows something unsaid. Heard, it points at what the listener cannot see."""
+    if not lex.find(clean(sents[i]), lex.ahead):
+        return False
+    after = i + 1
+    return after >= len(sents) or heads[after] != heads[i] or after in gaps
 
 
 def _sends_on(sentence: str, lex: Lexicon) -> bool:
@@ -185,6 +200,8 @@ def say_from(sents: list[str], heads: list[str], start: int, lex: Lexicon,
     # the run went on into the next paragraph: -0.002 / 0)
     picked = run_from(sents, heads, start, lex.lang, params, announcing(sents, lex), gaps,
                       across)
+    while len(picked) > 1 and points_at_unsaid(sents, heads, picked[-1], lex, gaps):
+        picked = picked[:-1]  # (it would end the reply pointing at nothing said)
     said = list(sents)
     said[start] = _without_connective(sents[start], lex)
     if lead:
