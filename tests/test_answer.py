@@ -253,6 +253,19 @@ def test_a_sentence_leans_on_the_one_before_by_its_opening_words(
     assert leans_back(sentence, load_lexicon("en")) is leans
 
 
+@pytest.mark.parametrize(("sentence", "leans"), [
+    # a conclusion of the one before
+    ("したがって、個人で運営する場合は届出は必要ありません。", True),
+    ("つまり、無料で使えます。", True),
+    ("ところが、月曜日は休館です。", True),
+    ("加えて、ロッカーも使えます。", True),
+    ("個人で運営する場合は届出は必要ありません。", False),
+])
+def test_a_japanese_sentence_leans_on_the_one_before_by_its_connective(
+        sentence: str, leans: bool) -> None:
+    assert leans_back(sentence, load_lexicon("ja")) is leans
+
+
 def test_a_list_of_links_is_never_the_reply(tmp_path: Path) -> None:
     (tmp_path / "methods.md").write_text(
         "# Research methods\n## Methods\n- [KJ method](kj.md)\n- [Lean coffee](lc.md)\n"
