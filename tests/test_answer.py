@@ -45,6 +45,7 @@ from tests.fakes import HashingEmbedder
     ("typeは'object',。", "ja"),  # an object literal's line said as a field
     ("The field holds the user id,.", "en"),
     ("Use x > 3 in the filter.", "en"),  # a comparison, not a menu path
+    ("値がa>bのときに実行されます。", "ja"),  # nor is one between Latin letters
     ("詳しくは https://misskey-hub.net を見てください。", "ja"),
     # a list item and a cited title end in a bracket, not a sentence's mark
     ("Vascular disease (diseases that affect your blood vessels)", "en"),
@@ -82,6 +83,8 @@ def test_what_is_not_prose_is_not_said(line: str, lang: str) -> None:
     # a menu path is where to tap, not code
     ("ワードミュートは、設定 > ミュートとブロックから設定できます。", "ja",
      "ワードミュートは、設定のミュートとブロックから設定できます。"),
+    # ... written without spaces in Japanese
+    ("設定>Webhook でWebhookの管理を行えます。", "ja", "設定のWebhook でWebhookの管理を行えます。"),
     ("Go to Preferences > Appearance to change the theme.", "en",
      "Go to Preferences, Appearance to change the theme."),
     # a quotation that a sentence goes on from is prose

@@ -75,6 +75,10 @@ _CITATION = re.compile(r"^[\"“][^\"“”]{3,}[\"”]\s*"
 # A menu path in prose ("設定 > ミュートとブロックから", "Preferences > Appearance"): where to
 # tap, said as the path it is; any other ">" is code.
 _MENU_STEP = re.compile(r"(?<=[^\W\d_]) [>›] (?=[^\W\d_])")
+# ... which Japanese writes without spaces too ("設定>Webhook で"): a word's letters on both
+# sides, one of them Japanese
+_MENU_STEP_JA = re.compile(r"(?<=[^\W\d_])\s*[>›＞]\s*(?=[^\W\d_])")
+_JA_LETTER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # A size or a grid: "10×10" is read as ten-ten (or "1010"); said "10 by 10", 10かける10.
 _TIMES = re.compile(r"(?<=\d)\s*[×✕]\s*(?=\d)")
 # What a listener cannot take in by ear: a file name ("config.yml", "index.html"), a run of
@@ -112,6 +116,10 @@ def speakable(sentence: str, lang: str) -> str | None:
     text = _field_as_sentence(text, lang)
     if text.endswith((":", "：")):
         return None
+    if lang == "ja":
+        text = _MENU_STEP_JA.sub(
+            lambda m: "の" if _JA_LETTER.search(text[max(m.start() - 1, 0):m.end() + 1])
+            else m.group(0), text)
     text = _MENU_STEP.sub("の" if lang == "ja" else ", ", text)
     text = _TIMES.sub("かける" if lang == "ja" else " by ", text)
     if (any(ch in text for ch in "{}<>=|`") or _CODE_NAME.search(text)
