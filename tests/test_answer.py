@@ -1352,7 +1352,8 @@ def test_a_question_is_answered_under_the_question_heading_it_means(tmp_path: Pa
     on_screen = Brain(build_index(tmp_path, emb), emb).respond(
         (), "what does this page say about my primary care doctor who quits", "care.md", "en")
     assert on_screen.resolution.kind == PAGE
-    assert "says: Your health care team will have a plan" in on_screen.reply.text
+    # (answered as a question, not as what the page says as a whole)
+    assert on_screen.reply.text.startswith("Your health care team will have a plan")
 
 
 @pytest.mark.parametrize(("lang", "plugin", "create", "question", "said"), [
@@ -1695,3 +1696,28 @@ def test_a_reply_does_not_end_pointing_at_what_it_does_not_say(
     turn = _brain(tmp_path).respond((), question, None, lang)
     assert turn.reply.page_id == "charts.md"
     assert said in turn.reply.text and unsaid not in turn.reply.text, turn.reply.text
+
+
+@pytest.mark.parametrize("lang, page, asked, answer, whole", [
+    ("en", "# Card sorting\nA way to learn how people group topics.\n## Time\n"
+     "A session takes 30 to 60 minutes for each participant.\n",
+     "how long does the method on this page take", "Card sorting: A session takes 30 to 60",
+     "what is this page about"),
+    ("ja", "# カードソート\n人がトピックをどうまとめるかを知る方法です。\n## 時間\n"
+     "一回のセッションは参加者一人につき30分から60分かかります。\n",
+     "この画面のセッションは何分かかるの", "カードソート：一回のセッションは",
+     "このページは何のページ"),
+])
+def test_a_question_about_the_page_on_screen_is_answered_not_summed_up(
+        tmp_path: Path, lang: str, page: str, asked: str, answer: str, whole: str) -> None:
+    """"How long does the method on this page take": the answer, with the page's name where
+    it does not say it ("This page, "Card sorting", says: ..." read the visitor's own screen
+    back to them). "What is this page about" is still told what the page says."""
+    (tmp_path / "cards.md").write_text(page, encoding="utf-8")
+    brain = _brain(tmp_path)
+    turn = brain.respond((), asked, "cards.md", lang)
+    assert turn.reply.text.startswith(answer), turn.reply.text
+    summed = brain.respond((), whole, "cards.md", lang)
+    assert summed.reply.text == load_lexicon(lang).replies["page_summary"].format(
+        title=summed.reply.page_title, summary=summed.reply.text.split(
+            "says: " if lang == "en" else "の内容です。", 1)[-1]), summed.reply.text

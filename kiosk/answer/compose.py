@@ -136,6 +136,7 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
                      page_id, title, picked)
     if summary:
         start = 0
+        question = False  # words of a question beside those that point at the page
         if r.query is not None:
             # (what the page says, though the visitor heard some of it: no penalty for what
             # was said, and the title's words are no "what is X" to define)
@@ -143,12 +144,21 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             # no words of the question: "page" would find "the server info page" in it)
             words = lex.strip(clean(r.query.segments[0].text), lex.page + lex.page_nouns)
             query = SearchQuery.of(words) if words.strip() else r.query
+            question = bool(content_terms(words))
             start = _asked_sentence(query, sents, heads, owner, title, index, None, lex,
                                     params, None, embedder, defining=False)
         # (what the page says, unasked: its opening and the next section's, not one section)
         picked, body = say_from(sents, heads, start, lex, params, gaps,
                                 across=r.query is None)
         body = _spelled(body, index, page_id, lex, title)
+        if question and r.query is not None:
+            # a question about the page on screen ("how long does the method on this page
+            # take") is answered, with the page's name where the answer does not say it; "this
+            # page says" is for what it says as a whole ("what is this page", 何のページ)
+            template = "titled" if picked and _unnamed(sents, heads, picked[0], title,
+                                                       r.query.segments[0].text, ()) else "answer"
+            return Reply(lex.replies[template].format(title=title, body=body), page_id, title,
+                         picked)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),
                      page_id, title, picked)
     assert r.query is not None
