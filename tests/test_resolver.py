@@ -808,3 +808,17 @@ def test_what_a_distant_reference_asks_beside_its_clue(lang: str, utterance: str
     page is chosen by. (`distant_question`, what is searched alone, is None when they lean.)"""
     lex = load_lexicon(lang)
     assert distant_asked(clean(utterance), lex) == asked
+
+
+@pytest.mark.parametrize("lang, utterance", [
+    ("en", "for the expert review you described first how many people do i need"),
+    ("ja", "最初に聞いた専門家の点検の話だけど何人いればいいの"),
+])
+def test_first_names_the_first_exchange_when_the_clue_names_none(lang: str,
+                                                                  utterance: str) -> None:
+    """"The expert review you described first": the visitor's words for it are not the
+    avatar's (it said "heuristic evaluation"), so the clue finds no exchange; "first" still
+    does. (Without "first", a clue that names nothing makes no distant reference.)"""
+    history = _history(lang)
+    a = analyze(utterance, history, load_lexicon(lang), P)
+    assert a.kind == DISTANT and a.distant_index == 0

@@ -348,7 +348,12 @@ def _pick_distant(clue: str, history: History, want_first: bool, params: Resolve
         earlier = _clue_found(clue, history, answered[:-1], params, None, by_words)
         if earlier is not None:
             return earlier
-    return _clue_found(clue, history, answered, params, similarity, by_words)
+    found = _clue_found(clue, history, answered, params, similarity, by_words)
+    if found is None and want_first and len(answered) > 1:
+        # "the expert review you described first": its words name no exchange (the avatar
+        # said "heuristic evaluation"), but "first" does
+        return answered[0]
+    return found
 
 
 def _clue_found(clue: str, history: History, candidates: list[int], params: ResolverParams,
