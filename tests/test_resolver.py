@@ -822,3 +822,23 @@ def test_first_names_the_first_exchange_when_the_clue_names_none(lang: str,
     history = _history(lang)
     a = analyze(utterance, history, load_lexicon(lang), P)
     assert a.kind == DISTANT and a.distant_index == 0
+
+
+def test_a_tie_of_the_clue_s_words_goes_to_the_exchange_closer_in_meaning() -> None:
+    """"back to paying people, who do I have to check with": "people" is in the question about
+    recruiting them and in the one about compensating them. The words tie; the meaning (here
+    given, as the brain measures it) names the second, not the earliest."""
+    history = (
+        Exchange("how do i recruit people to interview", "Look for people who use the service.",
+                 "en", page_id="recruiting.md", page_title="Recruiting"),
+        Exchange("should we compensate people who take part", "Ask your counsel first.", "en",
+                 page_id="compensation.md", page_title="Compensation"),
+        Exchange("what does the agreement say about recording", "Participants tick a box.",
+                 "en", page_id="agreement.md", page_title="Participant agreement"),
+    )
+    utterance = "back to paying people who do i have to check with"
+    lex = load_lexicon("en")
+    a = analyze(utterance, history, lex, P, similarity=(0.40, 0.55, 0.30))
+    assert a.kind == DISTANT and a.distant_index == 1
+    # without the meaning, the tie goes to the exchange that introduced the topic
+    assert analyze(utterance, history, lex, P).distant_index == 0

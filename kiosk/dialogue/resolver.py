@@ -345,7 +345,8 @@ def _pick_distant(clue: str, history: History, want_first: bool, params: Resolve
         return answered[0]
     if len(answered) > 1:
         # by the clue's words alone: a lead in meaning over the last exchange is no evidence
-        earlier = _clue_found(clue, history, answered[:-1], params, None, by_words)
+        earlier = _clue_found(clue, history, answered[:-1], params, None, by_words,
+                              ties=similarity)
         if earlier is not None:
             return earlier
     found = _clue_found(clue, history, answered, params, similarity, by_words)
@@ -357,9 +358,12 @@ def _pick_distant(clue: str, history: History, want_first: bool, params: Resolve
 
 
 def _clue_found(clue: str, history: History, candidates: list[int], params: ResolverParams,
-                similarity: tuple[float, ...] | None, by_words: bool) -> int | None:
+                similarity: tuple[float, ...] | None, by_words: bool,
+                ties: tuple[float, ...] | None = None) -> int | None:
     """The one of `candidates` the clue names: its words found in it enough, or (with
-    `similarity`) its lead over the next by a margin; None when neither holds."""
+    `similarity`) its lead over the next by a margin; None when neither holds. `ties`: the
+    meaning that only breaks a tie of the clue's words ("back to paying people": "people" is
+    in the question about recruiting and the one about compensating them)."""
     clue_grams = bigrams(clue)
 
     def found(text: str) -> float:
@@ -373,8 +377,9 @@ def _clue_found(clue: str, history: History, candidates: list[int], params: Reso
         lexical = max(user_score, 0.5 * user_score + 0.5 * reply_score)
         meaning = similarity[i] if similarity is not None else 0.0
         scored.append((lexical + params.distant_meaning_weight * meaning, lexical, i))
-    # Ties go to the earliest exchange: the one that introduced the topic.
-    scored.sort(key=lambda t: (-t[0], t[2]))
+    # Ties go to the closer in meaning (`ties`), then to the earliest exchange: the one that
+    # introduced the topic.
+    scored.sort(key=lambda t: (-t[0], -(ties[t[2]] if ties is not None else 0.0), t[2]))
     best, lexical, index = scored[0]
     # The lead is over the best exchange of another page: two exchanges on one page (a
     # question and its follow-up) hold the same page's meaning and would tie, and either one
