@@ -155,8 +155,8 @@ def _from_page(r: Resolution, page_id: str, title: str, index: SiteIndex, histor
             # a question about the page on screen ("how long does the method on this page
             # take") is answered, with the page's name where the answer does not say it; "this
             # page says" is for what it says as a whole ("what is this page", 何のページ)
-            template = "titled" if picked and _unnamed(sents, heads, picked[0], title,
-                                                       r.query.segments[0].text, ()) else "answer"
+            template = "titled" if picked and _unnamed(
+                sents, heads, picked[0], title, r.query.segments[0].text, history) else "answer"
             return Reply(lex.replies[template].format(title=title, body=body), page_id, title,
                          picked)
         return Reply(lex.replies["page_summary"].format(title=title, summary=body),

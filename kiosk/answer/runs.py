@@ -150,8 +150,8 @@ def orphans(sents: list[str], heads: list[str], lex: Lexicon) -> list[bool]:
     """Sentences that yield to the next candidate in an answer: those that lean on one they
     cannot take along (the first under their heading), those that announce what the page
     holds or send the reader elsewhere for it instead of saying it, and those that end their
-    section pointing at what no reply says (`points_at_unsaid`). (A sentence that points at
-    items said after a lead-in line, "You:", is no orphan: `gaps` count that line.)"""
+    section pointing at what no reply says (`points_at_unsaid`, without `gaps`: a gap also
+    follows a lead-in line, "You:", whose items are said)."""
     return [(leans_back(sent, lex) and opens_section(heads, i))
             or _announces(sent, lex) or _sends_on(sent, lex)
             or points_at_unsaid(sents, heads, i, lex) for i, sent in enumerate(sents)]
