@@ -238,35 +238,28 @@ def test_a_question_word_asks_for_the_field_it_labels(tmp_path: Path) -> None:
     assert said("how do user interviews work").startswith("Write a guide")
 
 
-@pytest.mark.parametrize(("sentence", "leans"), [
-    ("It is open from 10:00 to 16:30 every day.", True),
-    ("And if you're eligible, we'll call you.", True),
-    ("You can also book a guided tour.", True),  # "also" a word or two in
-    ("All of them are free.", True),
+@pytest.mark.parametrize(("lang", "sentence", "leans"), [
+    ("en", "It is open from 10:00 to 16:30 every day.", True),
+    ("en", "And if you're eligible, we'll call you.", True),
+    ("en", "You can also book a guided tour.", True),  # "also" a word or two in
+    ("en", "All of them are free.", True),
     # a connective inside the sentence joins its own words
-    ("Identifying and gathering people to interview.", False),
-    ("Call 911 or go to the nearest emergency room.", False),
+    ("en", "Identifying and gathering people to interview.", False),
+    ("en", "Call 911 or go to the nearest emergency room.", False),
     # "there is / are" introduces; what follows it may still lean
-    ("There are two types of card sorting: open and closed.", False),
-    ("There are also two kinds of tickets.", True),
-    ("There you can borrow a wheelchair.", True),
+    ("en", "There are two types of card sorting: open and closed.", False),
+    ("en", "There are also two kinds of tickets.", True),
+    ("en", "There you can borrow a wheelchair.", True),
+    # a Japanese connective: a conclusion of the one before
+    ("ja", "したがって、個人で運営する場合は届出は必要ありません。", True),
+    ("ja", "つまり、無料で使えます。", True),
+    ("ja", "ところが、月曜日は休館です。", True),
+    ("ja", "加えて、ロッカーも使えます。", True),
+    ("ja", "個人で運営する場合は届出は必要ありません。", False),
 ])
 def test_a_sentence_leans_on_the_one_before_by_its_opening_words(
-        sentence: str, leans: bool) -> None:
-    assert leans_back(sentence, load_lexicon("en")) is leans
-
-
-@pytest.mark.parametrize(("sentence", "leans"), [
-    # a conclusion of the one before
-    ("したがって、個人で運営する場合は届出は必要ありません。", True),
-    ("つまり、無料で使えます。", True),
-    ("ところが、月曜日は休館です。", True),
-    ("加えて、ロッカーも使えます。", True),
-    ("個人で運営する場合は届出は必要ありません。", False),
-])
-def test_a_japanese_sentence_leans_on_the_one_before_by_its_connective(
-        sentence: str, leans: bool) -> None:
-    assert leans_back(sentence, load_lexicon("ja")) is leans
+        lang: str, sentence: str, leans: bool) -> None:
+    assert leans_back(sentence, load_lexicon(lang)) is leans
 
 
 def test_a_list_of_links_is_never_the_reply(tmp_path: Path) -> None:

@@ -163,12 +163,15 @@ class Lexicon:
             spots = [i for i in range(len(words)) if words[i:i + size] == phrase.split()]
             return bool(spots) and all(set(words[max(i - 2, 0):i]) & set(self.owners)
                                        for i in spots)
+        def owned_at(at: int) -> bool:
+            for owner in self.owners:
+                end = text.rfind(owner, 0, at)
+                if end >= 0 and at - (end + len(owner)) <= _OWNED_GAP_CHARS:
+                    return True
+            return False
+
         spots = [m.start() for m in re.finditer(re.escape(phrase), text)]
-        return bool(spots) and all(
-            any(text.rfind(owner, 0, at) >= 0
-                and at - (text.rfind(owner, 0, at) + len(owner)) <= _OWNED_GAP_CHARS
-                for owner in self.owners)
-            for at in spots)
+        return bool(spots) and all(owned_at(at) for at in spots)
 
     def _ends_with(self, text: str, phrase: str) -> bool:
         """The text ends with a phrase marked final ("...$"; English: on a word boundary)."""
@@ -205,22 +208,17 @@ class Lexicon:
     def distant_markers(self, text: str) -> list[str]:
         """The phrases that make a distant reference: anywhere ("from before", さっき), or
         opening the utterance ("about the parking, ...")."""
-        found = self.find(text, self.distant)
-        if self.word_boundaries:
-            words = text.split()
-            found += [p for p in self.distant_starts if words[:len(p.split())] == p.split()]
-        else:
-            found += [p for p in self.distant_starts if text.startswith(p)]
-        if self.recall and (not self.recall_openers or self.opens_with_any(text,
-                                                                           self.recall_openers)):
+        found = self.find(text, self.distant) + self.opening(text, self.distant_starts)
+        if self.recall and (not self.recall_openers or self.opening(text, self.recall_openers)):
             found += [p for p in self.recall if self._ends_with(text, f"{p}$")]
         return found
 
-    def opens_with_any(self, text: str, phrases: tuple[str, ...]) -> bool:
+    def opening(self, text: str, phrases: tuple[str, ...]) -> list[str]:
+        """The phrases the text opens with (English: word for word)."""
         if self.word_boundaries:
             words = text.split()
-            return any(words[:len(p.split())] == p.split() for p in phrases)
-        return text.startswith(phrases)
+            return [p for p in phrases if words[:len(p.split())] == p.split()]
+        return [p for p in phrases if text.startswith(p)]
 
     def points_at_screen(self, text: str) -> bool:
         """A proximal word that may mean the page on screen ("what's this chart", ここに書いて
@@ -248,11 +246,12 @@ class Lexicon:
         """Starts or ends like a follow-up ("and for seniors", "特典は")."""
         if self.word_boundaries:
             words = text.split()
-            return any(words[: len(p.split())] == p.split() for p in self.follow_up_starts) or \
+            return bool(self.opening(text, self.follow_up_starts)) or \
                 any(words[-len(p.split()):] == p.split() for p in self.follow_up_ends if words)
         if self.names_both_compared(text):
             return False
-        return text.startswith(self.follow_up_starts) or text.endswith(self.follow_up_ends)
+        return bool(self.opening(text, self.follow_up_starts)) or text.endswith(
+            self.follow_up_ends)
 
     def names_both_compared(self, text: str) -> bool:
         """"クリップとお気に入りの違いは" names both things it compares; "Bとの違いは" compares
